@@ -1,0 +1,48 @@
+// Bundles the extension, the CLI and the core library into dist/.
+// `node esbuild.js --watch` rebuilds on change; `--production` minifies.
+const esbuild = require('esbuild');
+
+const { version } = require('./package.json');
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** @type {import('esbuild').BuildOptions} */
+const common = {
+  bundle: true,
+  platform: 'node',
+  // VS Code's extension host and the CLI's floor: Node 22.13 has node:sqlite.
+  target: 'node22.13',
+  format: 'cjs',
+  sourcemap: !production,
+  sourcesContent: false,
+  minify: production,
+  external: ['vscode'],
+  logLevel: 'warning',
+};
+
+const builds = [
+  { ...common, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' },
+  { ...common, entryPoints: { core: 'src/core/index.ts' }, outdir: 'dist' },
+  {
+    ...common,
+    entryPoints: { cli: 'src/server/cli/main.ts' },
+    outdir: 'dist',
+    banner: { js: '#!/usr/bin/env node' },
+    define: { PACKAGE_VERSION: JSON.stringify(version) },
+  },
+];
+
+async function main() {
+  if (watch) {
+    for (const options of builds) await (await esbuild.context(options)).watch();
+    console.log('[watch] build started');
+    return;
+  }
+  await Promise.all(builds.map((options) => esbuild.build(options)));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,267 @@
+import { randomBytes } from 'node:crypto';
+import { MemoryError } from '../errors';
+import type { EventBus } from '../events';
+import type { MiddlewarePipeline } from '../middleware';
+import type { EntityStore, VersionBody } from '../store/entity-store';
+import { entityFromBody } from '../store/entity-store';
+import type {
+  CommitInfo,
+  Entity,
+  EntityByType,
+  EntityType,
+  HistoryEntry,
+  InputByType,
+  Page,
+  PageOptions,
+  SaveItem,
+  UpdateByType,
+} from '../types';
+import { assertId, assertOptionalId, assertPage, validateInput } from '../validation';
+
+/** What a collection needs from the store that owns it, and nothing more. */
+export interface CollectionContext {
+  store: EntityStore;
+  events: EventBus;
+  middleware: MiddlewarePipeline;
+}
+
+const DEFAULTS: { [T in EntityType]: Partial<InputByType[T]> } = {
+  memory: { tags: [], category: 'fact' },
+  skill: { tags: [], category: 'procedure', status: 'active' },
+  knowledge: { tags: [] },
+  session: { content: '', mined: false },
+  profile: { metadata: {} },
+};
+
+const ENTITY_ONLY_FIELDS = new Set(['id', 'type', 'agentId', 'userId', 'createdAt', 'updatedAt']);
+
+export function newEntityId(type: EntityType): string {
+  return `${type}-${Date.now().toString(36)}${randomBytes(6).toString('hex')}`;
+}
+
+function bodyOf(entity: Entity): VersionBody {
+  const body: Record<string, unknown> = { type: entity.type, agentId: entity.agentId };
+  if (entity.userId !== undefined) body.userId = entity.userId;
+  for (const [key, value] of Object.entries(entity)) if (!ENTITY_ONLY_FIELDS.has(key)) body[key] = value;
+  return body as VersionBody;
+}
+
+function inputOf(entity: Entity): Record<string, unknown> {
+  const { type: _type, agentId: _agent, userId: _user, ...input } = bodyOf(entity);
+  return input;
+}
+
+type Result<T extends EntityType> = [EntityByType[T], CommitInfo];
+
+interface PlannedSave {
+  id: string;
+  body: VersionBody;
+  /** Set when the save lands on an existing entity (a profile for the same agent and user). */
+  existing?: Entity;
+}
+
+/**
+ * One entity type's operations. Validation and middleware run first
+ * (middleware may be async), then every write is one synchronous SQLite
+ * transaction, then events fire: a handler can never see or cause a
+ * half-made write.
+ */
+export class Collection<T extends EntityType> {
+  constructor(
+    protected readonly ctx: CollectionContext,
+    readonly type: T,
+  ) {}
+
+  async save(agentId: string, userId: string | undefined, input: InputByType[T]): Promise<Result<T>> {
+    const [result] = await this.saveMany([{ agentId, userId, input }], { single: true });
+    // With `single`, a cancelled save throws instead of yielding null.
+    return result as Result<T>;
+  }
+
+  /**
+   * Saves every item in one transaction: all of them are stored or none.
+   * Returns one result per item, in order; null where middleware cancelled it.
+   */
+  async saveMany(items: readonly SaveItem<T>[], mode: { single?: boolean } = {}): Promise<(Result<T> | null)[]> {
+    if (!Array.isArray(items)) throw new MemoryError('INVALID_INPUT', 'saveMany takes an array of items.');
+    const time = this.ctx.store.timestamp();
+    const planned: (PlannedSave | null)[] = [];
+    for (const item of items) {
+      const agentId = assertId(item?.agentId, 'agent id');
+      const userId = assertOptionalId(item.userId, 'user id');
+      const input = validateInput(this.type, item.input);
+      const id = newEntityId(this.type);
+      const body = {
+        type: this.type,
+        agentId,
+        ...(userId === undefined ? {} : { userId }),
+        ...DEFAULTS[this.type],
+        ...input,
+      } as VersionBody;
+      const draft = entityFromBody(id, body, time, time);
+      const transformed = await this.ctx.middleware.beforeSave(draft);
+      if (!transformed) {
+        if (mode.single) throw new MemoryError('CANCELLED', `A middleware cancelled saving this ${this.type}.`);
+        planned.push(null);
+        continue;
+      }
+      planned.push({ id, body: transformed === draft ? body : this.revalidate(transformed) });
+    }
+    const results = this.ctx.store.db.transaction(() =>
+      planned.map((plan) => {
+        if (!plan) return null;
+        const existingId = this.existingIdFor(plan.body);
+        const existing = existingId ? (this.ctx.store.get(existingId) ?? undefined) : undefined;
+        const target = existing ? existing.id : plan.id;
+        const written = this.ctx.store.write({
+          id: target,
+          body: plan.body,
+          op: existing ? 'update' : 'create',
+          message: existing ? `update ${this.type}` : `create ${this.type}`,
+        });
+        return { ...written, existing };
+      }),
+    );
+    return results.map((result) => {
+      if (!result) return null;
+      if (result.changed) {
+        if (result.existing)
+          this.ctx.events.emit('entity:update', {
+            entity: result.entity,
+            previous: result.existing,
+            commit: result.commit,
+          });
+        else this.ctx.events.emit('entity:save', { entity: result.entity, commit: result.commit });
+      }
+      return [result.entity as EntityByType[T], result.commit];
+    });
+  }
+
+  /**
+   * Where a save should land instead of a new entity. Only profiles (one per
+   * agent and user) override it. Runs inside the write transaction.
+   */
+  protected existingIdFor(_body: VersionBody): string | undefined {
+    return undefined;
+  }
+
+  async get(id: string): Promise<EntityByType[T] | null> {
+    const entity = this.ctx.store.get(assertId(id));
+    return entity && entity.type === this.type ? (entity as EntityByType[T]) : null;
+  }
+
+  async update(id: string, updates: UpdateByType[T]): Promise<Result<T>> {
+    assertId(id);
+    let changes = validateInput(this.type, updates, true) as Record<string, unknown>;
+    const current = this.requireLive(id);
+    const transformed = await this.ctx.middleware.beforeUpdate(current, changes);
+    if (!transformed) throw new MemoryError('CANCELLED', `A middleware cancelled the update of ${id}.`);
+    if (transformed !== changes) changes = validateInput(this.type, transformed, true) as Record<string, unknown>;
+    const written = this.ctx.store.db.transaction(() => {
+      // Re-read inside the transaction: another process may have written since.
+      const latest = this.requireLive(id);
+      const body = { ...bodyOf(latest), ...changes } as VersionBody;
+      validateInput(this.type, inputOf(entityFromBody(id, body, '', '')));
+      return { ...this.ctx.store.write({ id, body, op: 'update', message: `update ${this.type}` }), previous: latest };
+    });
+    if (written.changed)
+      this.ctx.events.emit('entity:update', {
+        entity: written.entity,
+        previous: written.previous,
+        commit: written.commit,
+      });
+    return [written.entity as EntityByType[T], written.commit];
+  }
+
+  async delete(id: string): Promise<CommitInfo> {
+    const [commit] = await this.deleteMany([id], { single: true });
+    return commit as CommitInfo;
+  }
+
+  /** Deletes every id in one transaction; an unknown id aborts it all. Null where middleware vetoed. */
+  async deleteMany(ids: readonly string[], mode: { single?: boolean } = {}): Promise<(CommitInfo | null)[]> {
+    if (!Array.isArray(ids)) throw new MemoryError('INVALID_INPUT', 'deleteMany takes an array of ids.');
+    const allowed: boolean[] = [];
+    for (const id of ids) {
+      assertId(id);
+      this.requireLive(id);
+      const ok = await this.ctx.middleware.beforeDelete(id, this.type);
+      if (!ok && mode.single) throw new MemoryError('CANCELLED', `A middleware cancelled the delete of ${id}.`);
+      allowed.push(ok);
+    }
+    const commits = this.ctx.store.db.transaction(() =>
+      ids.map((id, index) => {
+        if (!allowed[index]) return null;
+        const ref = this.ctx.store.readRef(id);
+        if (!ref || ref.deleted || ref.type !== this.type) throw this.notFound(id);
+        return this.ctx.store.tombstone(ref, `delete ${this.type}`);
+      }),
+    );
+    commits.forEach((commit) => {
+      if (commit) this.ctx.events.emit('entity:delete', { entityId: commit.entityId, entityType: this.type, commit });
+    });
+    return commits;
+  }
+
+  async list(agentId: string, userId?: string): Promise<EntityByType[T][]> {
+    return this.ctx.store.list(this.filter(agentId, userId)) as EntityByType[T][];
+  }
+
+  async listPaginated(agentId: string, userId?: string, options: PageOptions = {}): Promise<Page<EntityByType[T]>> {
+    const page = assertPage(options);
+    const filter = this.filter(agentId, userId);
+    const total = this.ctx.store.count(filter);
+    const items = this.ctx.store.list(filter, page) as EntityByType[T][];
+    return { items, total, limit: page.limit, offset: page.offset, hasMore: page.offset + items.length < total };
+  }
+
+  async count(agentId: string, userId?: string): Promise<number> {
+    return this.ctx.store.count(this.filter(agentId, userId));
+  }
+
+  /** Every commit of the entity, newest first; still available after a delete. */
+  async history(id: string): Promise<HistoryEntry<EntityByType[T]>[]> {
+    const ref = this.ctx.store.readRef(assertId(id));
+    if (ref && ref.type !== this.type) return [];
+    return this.ctx.store.history(id) as HistoryEntry<EntityByType[T]>[];
+  }
+
+  /** Counts reads (recall, tools) without making a commit. Unknown ids are ignored. */
+  async incrementAccess(ids: readonly string[]): Promise<void> {
+    ids.forEach((id) => assertId(id));
+    this.ctx.store.db.transaction(() => this.ctx.store.incrementAccess(ids.filter((id) => this.ctx.store.readRef(id))));
+  }
+
+  async accessCount(id: string): Promise<number> {
+    return this.ctx.store.accessCount(assertId(id));
+  }
+
+  protected filter(agentId: string, userId: string | undefined) {
+    return { type: this.type, agentId: assertId(agentId, 'agent id'), userId: assertOptionalId(userId, 'user id') };
+  }
+
+  protected requireLive(id: string): Entity {
+    const entity = this.ctx.store.get(id);
+    if (!entity || entity.type !== this.type) throw this.notFound(id);
+    return entity;
+  }
+
+  private notFound(id: string): MemoryError {
+    return new MemoryError('NOT_FOUND', `No ${this.type} with id ${id}.`);
+  }
+
+  /** Middleware may rewrite an entity; what it returns must still be valid. */
+  private revalidate(entity: Entity): VersionBody {
+    if (entity.type !== this.type)
+      throw new MemoryError('INVALID_INPUT', `A middleware changed the type of a ${this.type}.`);
+    assertId(entity.agentId, 'agent id');
+    assertOptionalId(entity.userId, 'user id');
+    const input = validateInput(this.type, inputOf(entity));
+    return {
+      type: this.type,
+      agentId: entity.agentId,
+      ...(entity.userId === undefined ? {} : { userId: entity.userId }),
+      ...input,
+    } as VersionBody;
+  }
+}

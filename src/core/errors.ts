@@ -1,0 +1,37 @@
+/**
+ * Every failure the store reports to a caller is a MemoryError with a stable
+ * `code`, so the CLI, the MCP server and the extension can map it to an exit
+ * status, a JSON-RPC error or a message with a way forward.
+ */
+export type MemoryErrorCode =
+  | 'INVALID_ID'
+  | 'INVALID_INPUT'
+  | 'UNKNOWN_TYPE'
+  | 'CONTENT_TOO_LARGE'
+  | 'TOO_MANY_TAGS'
+  | 'LIMIT_TOO_LARGE'
+  | 'NOT_FOUND'
+  | 'TYPE_MISMATCH'
+  | 'CANCELLED'
+  | 'SNAPSHOT_NOT_FOUND'
+  | 'SNAPSHOT_INVALID'
+  | 'IMPORT_INVALID'
+  | 'STORE_BUSY'
+  | 'STORE_CLOSED'
+  | 'STORE_INCOMPATIBLE'
+  | 'SQLITE_UNAVAILABLE';
+
+export class MemoryError extends Error {
+  override readonly name = 'MemoryError';
+  constructor(
+    readonly code: MemoryErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export function isMemoryError(value: unknown, code?: MemoryErrorCode): value is MemoryError {
+  return value instanceof MemoryError && (code === undefined || value.code === code);
+}

@@ -1,0 +1,19 @@
+/**
+ * The Workspace Memory library: everything the extension, the CLI and the
+ * MCP server build on, usable from plain Node.js 22.13+.
+ */
+export { Memory, STORE_FILE, type MemoryOptions } from './memory';
+export { MemoryError, isMemoryError, type MemoryErrorCode } from './errors';
+export type { MemoryEvents, MemoryEventName, MemoryEventHandler } from './events';
+export type { Middleware } from './middleware';
+export type { SnapshotInfo } from './snapshots';
+export type { VerifyReport, VerifyError, VerifyErrorCode } from './verify';
+export type { ExportData, ImportOptions, ImportReport, CollectionName } from './portable';
+export type { CleanupOptions, CleanupReport, StoreStats } from './maintenance';
+export type { Collection } from './collections/collection';
+export type { AgentScopedCollection } from './collections/scoped';
+export type { SessionCollection } from './collections/sessions';
+export type { ProfileCollection } from './collections/profiles';
+export { LIMITS } from './validation';
+export { sqliteAvailable } from './sqlite';
+export * from './types';

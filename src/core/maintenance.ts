@@ -1,0 +1,98 @@
+import * as fs from 'node:fs';
+import type { Database } from './store/database';
+import type { EntityType } from './types';
+import { ENTITY_TYPES } from './types';
+import { COLLECTION_OF, type CollectionName } from './portable';
+
+export interface CleanupOptions {
+  /** Delete memories, skills and knowledge not updated for this many days. */
+  maxAgeDays?: number;
+  /** Report what would be removed without removing it. */
+  dryRun?: boolean;
+  /** Keep only the newest N audit log entries. */
+  maxAuditLines?: number;
+}
+
+export interface CleanupCandidate {
+  id: string;
+  type: EntityType;
+  updatedAt: string;
+}
+
+export interface CleanupReport {
+  dryRun: boolean;
+  removed: number;
+  preserved: number;
+  auditRemoved: number;
+  details: CleanupCandidate[];
+}
+
+/** Sessions and profiles are never aged out: they are the record, not derived facts. */
+export const AGEABLE_TYPES: readonly EntityType[] = ['memory', 'skill', 'knowledge'];
+
+export function staleEntities(db: Database, cutoff: string): CleanupCandidate[] {
+  return db
+    .all(
+      `SELECT id, type, updated_at FROM refs WHERE deleted = 0 AND updated_at < ?
+       AND type IN (${AGEABLE_TYPES.map(() => '?').join(', ')}) ORDER BY updated_at`,
+      cutoff,
+      ...AGEABLE_TYPES,
+    )
+    .map((row) => ({ id: String(row.id), type: String(row.type) as EntityType, updatedAt: String(row.updated_at) }));
+}
+
+export function countAgeable(db: Database): number {
+  return Number(
+    db.get(
+      `SELECT count(*) AS n FROM refs WHERE deleted = 0 AND type IN (${AGEABLE_TYPES.map(() => '?').join(', ')})`,
+      ...AGEABLE_TYPES,
+    )?.n ?? 0,
+  );
+}
+
+/** Drops all but the newest `keep` audit entries; returns how many were dropped. */
+export function rotateAudit(db: Database, keep: number): number {
+  return db.transaction(() => db.run('DELETE FROM audit WHERE seq <= (SELECT max(seq) FROM audit) - ?', keep).changes);
+}
+
+export interface StoreStats {
+  memories: number;
+  skills: number;
+  knowledge: number;
+  sessions: number;
+  profiles: number;
+  /** Entities deleted (their history is kept). */
+  deleted: number;
+  objects: number;
+  commits: number;
+  auditEntries: number;
+  snapshots: number;
+  /** The database and its write-ahead log, in bytes. */
+  bytesOnDisk: number;
+  path: string;
+}
+
+export function collectStats(db: Database, snapshots: number): StoreStats {
+  const live = Object.fromEntries(Object.values(COLLECTION_OF).map((name) => [name, 0])) as Record<
+    CollectionName,
+    number
+  >;
+  let deleted = 0;
+  for (const row of db.all('SELECT type, deleted, count(*) AS n FROM refs GROUP BY type, deleted')) {
+    const type = String(row.type) as EntityType;
+    if (Number(row.deleted) === 1) deleted += Number(row.n);
+    else if (ENTITY_TYPES.includes(type)) live[COLLECTION_OF[type]] = Number(row.n);
+  }
+  const count = (table: string) => Number(db.get(`SELECT count(*) AS n FROM ${table}`)?.n ?? 0);
+  const size = (file: string) => (fs.existsSync(file) ? fs.statSync(file).size : 0);
+  return {
+    ...live,
+    deleted,
+    objects: count('objects'),
+    commits: count('commits'),
+    auditEntries: count('audit'),
+    snapshots,
+    bytesOnDisk: size(db.path) + size(`${db.path}-wal`),
+    path: db.path,
+  };
+}

@@ -1,0 +1,233 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Collection, type CollectionContext } from './collections/collection';
+import { ProfileCollection } from './collections/profiles';
+import { AgentScopedCollection } from './collections/scoped';
+import { SessionCollection } from './collections/sessions';
+import { MemoryError } from './errors';
+import { EventBus, type MemoryEventHandler, type MemoryEventName } from './events';
+import {
+  type CleanupOptions,
+  type CleanupReport,
+  type StoreStats,
+  collectStats,
+  countAgeable,
+  rotateAudit,
+  staleEntities,
+} from './maintenance';
+import { type Middleware, MiddlewarePipeline } from './middleware';
+import { type ExportData, type ImportOptions, type ImportReport, exportState, importState } from './portable';
+import { type SnapshotInfo, Snapshots } from './snapshots';
+import { Database } from './store/database';
+import { EntityStore } from './store/entity-store';
+import type { Entity, EntityType, HistoryEntry } from './types';
+import { assertEntityType, assertId } from './validation';
+import { type VerifyReport, verifyState } from './verify';
+
+export interface MemoryOptions {
+  /** The folder that holds the store (created if missing). */
+  dir: string;
+  /** Recorded as the author of every commit this instance makes. */
+  author?: string;
+  /** See DatabaseOptions.synchronous; `full` unless you trade durability for speed. */
+  synchronous?: 'full' | 'normal';
+  busyTimeoutMs?: number;
+  /** Where event handler failures are reported; default: console.error. */
+  onHandlerError?: (error: unknown, event: MemoryEventName) => void;
+  /** The clock; tests replace it. */
+  now?: () => Date;
+}
+
+export const STORE_FILE = 'memory.db';
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A workspace's memory: five collections over one versioned SQLite store,
+ * plus snapshots, verification, export/import and cleanup. Open one with
+ * `Memory.open({ dir })` and `close()` it when done. Several processes may
+ * open the same folder at once.
+ */
+export class Memory {
+  readonly memories: Collection<'memory'>;
+  readonly skills: AgentScopedCollection<'skill'>;
+  readonly knowledge: AgentScopedCollection<'knowledge'>;
+  readonly sessions: SessionCollection;
+  readonly profiles: ProfileCollection;
+
+  private readonly events: EventBus;
+  private readonly middleware = new MiddlewarePipeline();
+  private readonly snapshots: Snapshots;
+
+  private constructor(
+    readonly dir: string,
+    private readonly db: Database,
+    private readonly store: EntityStore,
+    onHandlerError: (error: unknown, event: MemoryEventName) => void,
+  ) {
+    this.events = new EventBus(onHandlerError);
+    const ctx: CollectionContext = { store, events: this.events, middleware: this.middleware };
+    this.memories = new Collection(ctx, 'memory');
+    this.skills = new AgentScopedCollection(ctx, 'skill');
+    this.knowledge = new AgentScopedCollection(ctx, 'knowledge');
+    this.sessions = new SessionCollection(ctx, 'session');
+    this.profiles = new ProfileCollection(ctx, 'profile');
+    this.snapshots = new Snapshots(db, store, path.join(dir, 'snapshots'));
+  }
+
+  static async open(options: MemoryOptions): Promise<Memory> {
+    if (!options || typeof options.dir !== 'string' || options.dir.trim() === '') {
+      throw new MemoryError('INVALID_INPUT', 'Memory.open needs a `dir` (the folder of the store).');
+    }
+    const dir = path.resolve(options.dir);
+    try {
+      fs.mkdirSync(dir, { recursive: true });
+    } catch (error) {
+      throw new MemoryError('INVALID_INPUT', `Cannot create the store folder ${dir}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    const db = new Database(path.join(dir, STORE_FILE), {
+      synchronous: options.synchronous,
+      busyTimeoutMs: options.busyTimeoutMs,
+    });
+    const author = options.author ?? defaultAuthor();
+    const store = new EntityStore(db, options.now ?? (() => new Date()), author);
+    const onError =
+      options.onHandlerError ??
+      ((error, event) => console.error(`Workspace Memory: a ${event} handler failed:`, error));
+    return new Memory(dir, db, store, onError);
+  }
+
+  /** The collection that holds entities of `type`. */
+  collection(type: EntityType): Collection<EntityType> {
+    const byType: Record<EntityType, Collection<EntityType>> = {
+      memory: this.memories,
+      skill: this.skills,
+      knowledge: this.knowledge,
+      session: this.sessions,
+      profile: this.profiles,
+    };
+    return byType[assertEntityType(type)];
+  }
+
+  /** Any live entity by id, whatever its type. */
+  async get(id: string): Promise<Entity | null> {
+    return this.store.get(assertId(id));
+  }
+
+  /** The history of any entity by id, newest first (empty if it never existed). */
+  async history(id: string): Promise<HistoryEntry[]> {
+    return this.store.history(assertId(id));
+  }
+
+  on<K extends MemoryEventName>(event: K, handler: MemoryEventHandler<K>): () => void {
+    return this.events.on(event, handler);
+  }
+
+  off<K extends MemoryEventName>(event: K, handler: MemoryEventHandler<K>): void {
+    this.events.off(event, handler);
+  }
+
+  /** Registers middleware; returns a function that removes it. */
+  use(middleware: Middleware): () => void {
+    return this.middleware.use(middleware);
+  }
+
+  async snapshot(label = ''): Promise<SnapshotInfo> {
+    return this.snapshots.create(label);
+  }
+
+  async listSnapshots(): Promise<SnapshotInfo[]> {
+    return this.snapshots.list();
+  }
+
+  /** Replaces the whole state with a snapshot's, atomically. */
+  async restore(snapshotId: string): Promise<SnapshotInfo> {
+    const info = this.snapshots.restore(snapshotId);
+    this.events.emit('store:replaced', { reason: 'restore', snapshotId });
+    return info;
+  }
+
+  async verify(): Promise<VerifyReport> {
+    return verifyState(this.db);
+  }
+
+  async stats(): Promise<StoreStats> {
+    return collectStats(this.db, this.snapshots.list().length);
+  }
+
+  async export(): Promise<ExportData> {
+    return exportState(this.db, this.store.timestamp());
+  }
+
+  async import(data: unknown, options: ImportOptions = {}): Promise<ImportReport> {
+    const report = importState(this.store, data, options);
+    if (report.imported + report.overwritten > 0) this.events.emit('store:replaced', { reason: 'import' });
+    return report;
+  }
+
+  /**
+   * Deletes (with tombstones, so history stays) memories, skills and
+   * knowledge not updated for `maxAgeDays`, and trims the audit log.
+   * Middleware may veto individual deletes.
+   */
+  async cleanup(options: CleanupOptions = {}): Promise<CleanupReport> {
+    const { maxAgeDays, maxAuditLines, dryRun = false } = options;
+    if (maxAgeDays !== undefined && !(Number.isFinite(maxAgeDays) && maxAgeDays >= 0)) {
+      throw new MemoryError('INVALID_INPUT', `maxAgeDays must be a number of at least 0 (got ${maxAgeDays}).`);
+    }
+    if (maxAuditLines !== undefined && !(Number.isInteger(maxAuditLines) && maxAuditLines >= 0)) {
+      throw new MemoryError(
+        'INVALID_INPUT',
+        `maxAuditLines must be a whole number of at least 0 (got ${maxAuditLines}).`,
+      );
+    }
+    const cutoff =
+      maxAgeDays === undefined ? undefined : new Date(this.store.timestamp()).getTime() - maxAgeDays * DAY_MS;
+    const candidates = cutoff === undefined ? [] : staleEntities(this.db, new Date(cutoff).toISOString());
+    let details = candidates;
+    if (!dryRun) {
+      const removed = new Set<string>();
+      for (const type of ['memory', 'skill', 'knowledge'] as const) {
+        const ids = candidates.filter((c) => c.type === type).map((c) => c.id);
+        if (ids.length === 0) continue;
+        const commits = await this.collection(type).deleteMany(ids);
+        commits.forEach((commit) => commit && removed.add(commit.entityId));
+      }
+      details = candidates.filter((c) => removed.has(c.id));
+    }
+    const auditRemoved = maxAuditLines !== undefined && !dryRun ? rotateAudit(this.db, maxAuditLines) : 0;
+    return {
+      dryRun,
+      removed: details.length,
+      preserved: countAgeable(this.db) - (dryRun ? details.length : 0),
+      auditRemoved,
+      details,
+    };
+  }
+
+  /**
+   * Changes whenever any connection (this process or another) commits;
+   * lets a long-lived host notice writes made by the CLI or the MCP server.
+   */
+  dataVersion(): number {
+    return this.db.dataVersion();
+  }
+
+  get closed(): boolean {
+    return this.db.isClosed;
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}
+
+function defaultAuthor(): string {
+  try {
+    return os.userInfo().username || 'workspace-memory';
+  } catch {
+    return 'workspace-memory';
+  }
+}

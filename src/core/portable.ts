@@ -1,0 +1,193 @@
+import { z } from 'zod';
+import { MemoryError } from './errors';
+import type { Database } from './store/database';
+import type { EntityStore, VersionBody } from './store/entity-store';
+import { entityFromBody } from './store/entity-store';
+import type { Entity, EntityType } from './types';
+import { ENTITY_TYPES } from './types';
+import { assertId, assertOptionalId, validateInput } from './validation';
+
+/** Collection names as they appear in an export, keyed by entity type. */
+export const COLLECTION_OF: Record<EntityType, CollectionName> = {
+  memory: 'memories',
+  skill: 'skills',
+  knowledge: 'knowledge',
+  session: 'sessions',
+  profile: 'profiles',
+};
+export type CollectionName = 'memories' | 'skills' | 'knowledge' | 'sessions' | 'profiles';
+
+export const EXPORT_VERSION = 1;
+
+export interface ExportData {
+  format: 'workspace-memory';
+  version: typeof EXPORT_VERSION;
+  exportedAt: string;
+  entities: { [K in CollectionName]: Entity[] };
+  accessCounts: Record<string, number>;
+}
+
+export interface ImportOptions {
+  /** Keep entities that already exist instead of writing the imported version over them. */
+  skipExisting?: boolean;
+}
+
+export interface ImportReport {
+  imported: number;
+  overwritten: number;
+  /** Existing entities left as they were (skipExisting, or identical content). */
+  skipped: number;
+  byType: Record<CollectionName, number>;
+}
+
+const isoDate = z.iso.datetime({ offset: true });
+const exportSchema = z.object({
+  version: z.literal(EXPORT_VERSION, { error: `Only export version ${EXPORT_VERSION} is supported.` }),
+  entities: z.object(
+    Object.fromEntries(
+      Object.values(COLLECTION_OF).map((name) => [
+        name,
+        z
+          .array(
+            z.looseObject({
+              id: z.string(),
+              type: z.string(),
+              agentId: z.string(),
+              userId: z.string().optional(),
+              createdAt: isoDate.optional(),
+              updatedAt: isoDate.optional(),
+            }),
+          )
+          .optional(),
+      ]),
+    ),
+  ),
+  accessCounts: z.record(z.string(), z.number().int().nonnegative()).optional(),
+});
+
+const META_FIELDS = new Set(['id', 'type', 'agentId', 'userId', 'createdAt', 'updatedAt']);
+
+/** Every live entity, oldest first, plus access counts: a portable, versioned JSON document. */
+export function exportState(db: Database, now: string): ExportData {
+  const entities = Object.fromEntries(
+    Object.values(COLLECTION_OF).map((name) => [name, [] as Entity[]]),
+  ) as ExportData['entities'];
+  for (const row of db.iterate(
+    `SELECT r.id, r.created_at, r.updated_at, o.data FROM refs r JOIN objects o ON o.hash = r.object
+     WHERE r.deleted = 0 ORDER BY r.created_at, r.id`,
+  )) {
+    const entity = entityFromBody(
+      String(row.id),
+      JSON.parse(String(row.data)) as VersionBody,
+      String(row.created_at),
+      String(row.updated_at),
+    );
+    entities[COLLECTION_OF[entity.type]].push(entity);
+  }
+  const accessCounts: Record<string, number> = {};
+  for (const row of db.iterate(
+    'SELECT a.entity_id, a.count FROM access a JOIN refs r ON r.id = a.entity_id WHERE r.deleted = 0',
+  )) {
+    accessCounts[String(row.entity_id)] = Number(row.count);
+  }
+  return { format: 'workspace-memory', version: EXPORT_VERSION, exportedAt: now, entities, accessCounts };
+}
+
+interface PlannedImport {
+  id: string;
+  body: VersionBody;
+  createdAt?: string;
+  updatedAt?: string;
+  collection: CollectionName;
+}
+
+/**
+ * Validates the whole document before writing anything, then imports it in
+ * one transaction with ids and timestamps preserved. Each imported version is
+ * a commit (op `import`) on the entity's chain.
+ */
+export function importState(store: EntityStore, data: unknown, options: ImportOptions = {}): ImportReport {
+  const parsed = exportSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new MemoryError(
+      'IMPORT_INVALID',
+      `Not a Workspace Memory export: ${issue ? `${issue.path.join('.') || 'document'}: ${issue.message}` : 'invalid'}.`,
+    );
+  }
+  const plans: PlannedImport[] = [];
+  const seen = new Set<string>();
+  for (const type of ENTITY_TYPES) {
+    const collection = COLLECTION_OF[type];
+    (parsed.data.entities[collection] ?? []).forEach((raw, index) => {
+      const where = `entities.${collection}[${index}]`;
+      try {
+        const id = assertId(raw.id);
+        if (raw.type !== type)
+          throw new MemoryError(
+            'IMPORT_INVALID',
+            `type is "${raw.type}" but the entity is listed under ${collection}.`,
+          );
+        if (seen.has(id)) throw new MemoryError('IMPORT_INVALID', `id ${id} appears more than once.`);
+        seen.add(id);
+        const input: Record<string, unknown> = {};
+        for (const [key, value] of Object.entries(raw)) if (!META_FIELDS.has(key)) input[key] = value;
+        const agentId = assertId(raw.agentId, 'agent id');
+        const userId = assertOptionalId(raw.userId, 'user id');
+        const body = {
+          type,
+          agentId,
+          ...(userId === undefined ? {} : { userId }),
+          ...validateInput(type, input),
+        } as VersionBody;
+        plans.push({ id, body, createdAt: raw.createdAt, updatedAt: raw.updatedAt, collection });
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        throw new MemoryError('IMPORT_INVALID', `${where}: ${message}`, { cause: error });
+      }
+    });
+  }
+  const report: ImportReport = {
+    imported: 0,
+    overwritten: 0,
+    skipped: 0,
+    byType: Object.fromEntries(Object.values(COLLECTION_OF).map((name) => [name, 0])) as Record<CollectionName, number>,
+  };
+  const counts = parsed.data.accessCounts ?? {};
+  store.db.transaction(() => {
+    for (const plan of plans) {
+      const ref = store.readRef(plan.id);
+      const exists = ref !== undefined && !ref.deleted;
+      if (exists && options.skipExisting) {
+        report.skipped++;
+        continue;
+      }
+      const result = store.write({
+        id: plan.id,
+        body: plan.body,
+        op: 'import',
+        message: `import ${plan.body.type}`,
+        createdAt: plan.createdAt ?? plan.updatedAt,
+        time: plan.updatedAt,
+      });
+      if (!result.changed) {
+        report.skipped++;
+        continue;
+      }
+      if (exists) report.overwritten++;
+      else report.imported++;
+      report.byType[plan.collection]++;
+      const count = counts[plan.id];
+      if (count !== undefined) {
+        store.db.run(
+          `INSERT INTO access (entity_id, count, last_access) VALUES (?, ?, ?)
+           ON CONFLICT(entity_id) DO UPDATE SET count = excluded.count`,
+          plan.id,
+          count,
+          store.timestamp(),
+        );
+      }
+    }
+  });
+  return report;
+}

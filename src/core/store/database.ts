@@ -1,0 +1,154 @@
+import type { DatabaseSync, StatementSync, SQLInputValue } from 'node:sqlite';
+import { MemoryError } from '../errors';
+import { loadSqlite } from '../sqlite';
+import { SCHEMA_VERSION, migrate } from './schema';
+
+export interface DatabaseOptions {
+  /**
+   * `full` (the default) fsyncs the write-ahead log on every commit, so a
+   * write that returned survives a power cut; `normal` survives a crashed or
+   * killed process but may lose the last commits on power loss.
+   */
+  synchronous?: 'full' | 'normal';
+  /** How long a writer waits for another process's transaction, in ms. */
+  busyTimeoutMs?: number;
+  readOnly?: boolean;
+}
+
+export type Row = Record<string, SQLInputValue>;
+
+/**
+ * One SQLite connection with the pragmas the store relies on, a statement
+ * cache, and the one transaction primitive every write goes through.
+ */
+export class Database {
+  private readonly db: DatabaseSync;
+  private readonly statements = new Map<string, StatementSync>();
+  private inTransaction = false;
+  private closed = false;
+
+  constructor(
+    readonly path: string,
+    options: DatabaseOptions = {},
+  ) {
+    const { DatabaseSync } = loadSqlite();
+    this.db = new DatabaseSync(path, { readOnly: options.readOnly ?? false });
+    try {
+      this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 15000))}`);
+      if (!options.readOnly) {
+        this.db.exec('PRAGMA journal_mode = WAL');
+        this.db.exec(`PRAGMA synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+      }
+      this.db.exec('PRAGMA foreign_keys = OFF');
+      const version = Number(this.get('PRAGMA user_version')?.user_version ?? 0);
+      if (version > SCHEMA_VERSION) {
+        throw new MemoryError(
+          'STORE_INCOMPATIBLE',
+          `This store was written by a newer Workspace Memory (schema ${version}; this version reads up to ${SCHEMA_VERSION}). Update the extension or CLI.`,
+        );
+      }
+      if (version < SCHEMA_VERSION) {
+        if (options.readOnly) {
+          throw new MemoryError('STORE_INCOMPATIBLE', `The store at ${path} is not initialized.`);
+        }
+        this.transaction(() => migrate(this));
+      }
+    } catch (error) {
+      this.db.close();
+      throw translateSqliteError(error);
+    }
+  }
+
+  private statement(sql: string): StatementSync {
+    if (this.closed) throw new MemoryError('STORE_CLOSED', 'The store is closed.');
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  run(sql: string, ...params: SQLInputValue[]): { changes: number } {
+    const result = this.statement(sql).run(...params);
+    return { changes: Number(result.changes) };
+  }
+
+  get(sql: string, ...params: SQLInputValue[]): Row | undefined {
+    return this.statement(sql).get(...params) as Row | undefined;
+  }
+
+  all(sql: string, ...params: SQLInputValue[]): Row[] {
+    return this.statement(sql).all(...params) as Row[];
+  }
+
+  iterate(sql: string, ...params: SQLInputValue[]): IterableIterator<Row> {
+    return this.statement(sql).iterate(...params) as IterableIterator<Row>;
+  }
+
+  exec(sql: string): void {
+    if (this.closed) throw new MemoryError('STORE_CLOSED', 'The store is closed.');
+    this.db.exec(sql);
+  }
+
+  /**
+   * Runs `work` in one write transaction. BEGIN IMMEDIATE takes the write lock
+   * up front, so two processes never both read and then fail to upgrade;
+   * the busy timeout makes the second one wait instead of erroring. Nested
+   * calls join the outer transaction.
+   */
+  transaction<T>(work: () => T): T {
+    if (this.inTransaction) return work();
+    try {
+      this.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      throw translateSqliteError(error);
+    }
+    this.inTransaction = true;
+    try {
+      const result = work();
+      this.exec('COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        this.exec('ROLLBACK');
+      } catch {
+        // The transaction is already gone (SQLite rolled it back itself).
+      }
+      throw translateSqliteError(error);
+    } finally {
+      this.inTransaction = false;
+    }
+  }
+
+  /** Counts commits by any connection: changes when another process wrote. */
+  dataVersion(): number {
+    return Number(this.get('PRAGMA data_version')?.data_version ?? 0);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.statements.clear();
+    this.db.close();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+}
+
+export function translateSqliteError(error: unknown): unknown {
+  if (error instanceof MemoryError) return error;
+  const code = (error as { errcode?: number; code?: string })?.errcode;
+  const message = error instanceof Error ? error.message : String(error);
+  // 5 = SQLITE_BUSY, 6 = SQLITE_LOCKED
+  if (code === 5 || code === 6 || /database is (locked|busy)/i.test(message)) {
+    return new MemoryError(
+      'STORE_BUSY',
+      'Another process held the store for too long; the write was not made. Try again.',
+      { cause: error },
+    );
+  }
+  return error;
+}

@@ -1,0 +1,315 @@
+import type { SQLInputValue } from 'node:sqlite';
+import { MemoryError } from '../errors';
+import type { CommitInfo, CommitOp, Entity, EntityType, HistoryEntry } from '../types';
+import type { Database, Row } from './database';
+import { canonicalJson, sha256 } from './hashing';
+
+/**
+ * The versioned part of an entity: everything but its id and timestamps.
+ * It is what gets hashed, so identical content in the same scope is stored once.
+ */
+export type VersionBody = { type: EntityType; agentId: string; userId?: string } & Record<string, unknown>;
+
+export interface RefRow {
+  id: string;
+  type: EntityType;
+  agentId: string;
+  userId: string | undefined;
+  head: string;
+  object: string | null;
+  deleted: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ListFilter {
+  type: EntityType;
+  agentId?: string;
+  /** Undefined lists every user's entities in the agent; null lists those without a user. */
+  userId?: string | null;
+  conversationId?: string;
+}
+
+export interface WriteRequest {
+  id: string;
+  body: VersionBody;
+  op: CommitOp;
+  message: string;
+  /** Only for imports, which keep the original timestamps. */
+  createdAt?: string;
+  time?: string;
+}
+
+export interface WriteResult {
+  entity: Entity;
+  commit: CommitInfo;
+  /** False when the body equals the current version: no commit was made. */
+  changed: boolean;
+}
+
+export function commitHash(commit: Omit<CommitInfo, 'hash'>): string {
+  return sha256(
+    canonicalJson({
+      entityId: commit.entityId,
+      parent: commit.parent,
+      object: commit.object,
+      time: commit.time,
+      author: commit.author,
+      message: commit.message,
+      op: commit.op,
+    }),
+  );
+}
+
+export function entityFromBody(id: string, body: VersionBody, createdAt: string, updatedAt: string): Entity {
+  const { type, agentId, userId, ...fields } = body;
+  const entity: Record<string, unknown> = { id, type, agentId };
+  if (userId !== undefined) entity.userId = userId;
+  Object.assign(entity, fields, { createdAt, updatedAt });
+  return entity as unknown as Entity;
+}
+
+const REF_COLUMNS = 'id, type, agent_id, user_id, head, object, deleted, created_at, updated_at';
+
+/**
+ * The store's synchronous heart: objects, commit chains, refs, access counts
+ * and the audit log on one SQLite connection. Write methods must run inside
+ * `db.transaction`; the async collections above take care of that.
+ */
+export class EntityStore {
+  constructor(
+    readonly db: Database,
+    private readonly now: () => Date,
+    private readonly author: string,
+  ) {}
+
+  timestamp(): string {
+    return this.now().toISOString();
+  }
+
+  readRef(id: string): RefRow | undefined {
+    const row = this.db.get(`SELECT ${REF_COLUMNS} FROM refs WHERE id = ?`, id);
+    return row ? toRef(row) : undefined;
+  }
+
+  get(id: string): Entity | null {
+    const row = this.db.get(
+      `SELECT r.id, r.created_at, r.updated_at, o.data FROM refs r JOIN objects o ON o.hash = r.object
+       WHERE r.id = ? AND r.deleted = 0`,
+      id,
+    );
+    return row ? rowToEntity(row) : null;
+  }
+
+  list(filter: ListFilter, page?: { limit: number; offset: number }): Entity[] {
+    const { where, params } = whereClause(filter);
+    const paging = page ? ` LIMIT ${page.limit} OFFSET ${page.offset}` : '';
+    return this.db
+      .all(
+        `SELECT r.id, r.created_at, r.updated_at, o.data FROM refs r JOIN objects o ON o.hash = r.object
+         WHERE ${where} ORDER BY r.created_at DESC, r.id DESC${paging}`,
+        ...params,
+      )
+      .map(rowToEntity);
+  }
+
+  count(filter: ListFilter): number {
+    const { where, params } = whereClause(filter);
+    return Number(this.db.get(`SELECT count(*) AS n FROM refs r WHERE ${where}`, ...params)?.n ?? 0);
+  }
+
+  /** Profiles of one user across agents, most recently updated first. */
+  listByUser(type: EntityType, userId: string, limit: number): Entity[] {
+    return this.db
+      .all(
+        `SELECT r.id, r.created_at, r.updated_at, o.data FROM refs r JOIN objects o ON o.hash = r.object
+         WHERE r.type = ? AND r.user_id = ? AND r.deleted = 0 ORDER BY r.updated_at DESC LIMIT ?`,
+        type,
+        userId,
+        limit,
+      )
+      .map(rowToEntity);
+  }
+
+  commit(hash: string): CommitInfo | undefined {
+    const row = this.db.get('SELECT * FROM commits WHERE hash = ?', hash);
+    return row ? toCommit(row) : undefined;
+  }
+
+  objectBody(hash: string): VersionBody | undefined {
+    const row = this.db.get('SELECT data FROM objects WHERE hash = ?', hash);
+    return row ? (JSON.parse(String(row.data)) as VersionBody) : undefined;
+  }
+
+  /** The commits of one entity, newest first, each with the entity as it was then. */
+  history(id: string): HistoryEntry[] {
+    const ref = this.readRef(id);
+    if (!ref) return [];
+    const entries: HistoryEntry[] = [];
+    const seen = new Set<string>();
+    let hash: string | null = ref.head;
+    while (hash && !seen.has(hash)) {
+      seen.add(hash);
+      const commit = this.commit(hash);
+      if (!commit) break; // verify() reports the broken chain; history shows what it can.
+      const body = commit.object ? this.objectBody(commit.object) : undefined;
+      entries.push({ commit, entity: body ? entityFromBody(id, body, ref.createdAt, commit.time) : null });
+      hash = commit.parent;
+    }
+    return entries;
+  }
+
+  /** Writes a new version of an entity (creating it if needed). Must run in a transaction. */
+  write(request: WriteRequest): WriteResult {
+    const ref = this.readRef(request.id);
+    if (ref && ref.type !== request.body.type) {
+      throw new MemoryError(
+        'TYPE_MISMATCH',
+        `The id ${request.id} belongs to a ${ref.type}, not a ${request.body.type}.`,
+      );
+    }
+    const data = canonicalJson(request.body);
+    const object = sha256(data);
+    const time = request.time ?? this.timestamp();
+    const createdAt = ref && !ref.deleted ? ref.createdAt : (request.createdAt ?? time);
+    if (ref && !ref.deleted && ref.object === object) {
+      const commit = this.commit(ref.head);
+      if (commit)
+        return { entity: entityFromBody(request.id, request.body, createdAt, ref.updatedAt), commit, changed: false };
+    }
+    this.db.run('INSERT OR IGNORE INTO objects (hash, data) VALUES (?, ?)', object, data);
+    const commit = this.appendCommit(request.id, ref?.head ?? null, object, request.op, request.message, time);
+    this.db.run(
+      `INSERT INTO refs (${REF_COLUMNS}, conversation_id) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
+       ON CONFLICT(id) DO UPDATE SET agent_id = excluded.agent_id, user_id = excluded.user_id, head = excluded.head,
+         object = excluded.object, deleted = 0, created_at = excluded.created_at, updated_at = excluded.updated_at,
+         conversation_id = excluded.conversation_id`,
+      request.id,
+      request.body.type,
+      request.body.agentId,
+      request.body.userId ?? null,
+      commit.hash,
+      object,
+      createdAt,
+      commit.time,
+      typeof request.body.conversationId === 'string' ? request.body.conversationId : null,
+    );
+    this.audit(request.op, request.id, request.body.type, { commit: commit.hash });
+    return { entity: entityFromBody(request.id, request.body, createdAt, commit.time), commit, changed: true };
+  }
+
+  /** Ends an entity's chain with a tombstone commit. Must run in a transaction. */
+  tombstone(ref: RefRow, message: string): CommitInfo {
+    const commit = this.appendCommit(ref.id, ref.head, null, 'delete', message);
+    this.db.run(
+      'UPDATE refs SET head = ?, object = NULL, deleted = 1, updated_at = ? WHERE id = ?',
+      commit.hash,
+      commit.time,
+      ref.id,
+    );
+    this.audit('delete', ref.id, ref.type, { commit: commit.hash });
+    return commit;
+  }
+
+  private appendCommit(
+    entityId: string,
+    parent: string | null,
+    object: string | null,
+    op: CommitOp,
+    message: string,
+    time = this.timestamp(),
+  ): CommitInfo {
+    const fields = { entityId, parent, object, time, author: this.author, message, op };
+    const commit: CommitInfo = { hash: commitHash(fields), ...fields };
+    this.db.run(
+      'INSERT INTO commits (hash, entity_id, parent, object, time, author, message, op) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      commit.hash,
+      entityId,
+      parent,
+      object,
+      time,
+      commit.author,
+      message,
+      op,
+    );
+    return commit;
+  }
+
+  incrementAccess(ids: readonly string[]): void {
+    const time = this.timestamp();
+    for (const id of ids) {
+      this.db.run(
+        `INSERT INTO access (entity_id, count, last_access) VALUES (?, 1, ?)
+         ON CONFLICT(entity_id) DO UPDATE SET count = count + 1, last_access = excluded.last_access`,
+        id,
+        time,
+      );
+    }
+  }
+
+  accessCount(id: string): number {
+    return Number(this.db.get('SELECT count FROM access WHERE entity_id = ?', id)?.count ?? 0);
+  }
+
+  audit(op: string, entityId: string | null, entityType: string | null, detail?: Record<string, unknown>): void {
+    this.db.run(
+      'INSERT INTO audit (time, op, entity_id, entity_type, detail) VALUES (?, ?, ?, ?, ?)',
+      this.timestamp(),
+      op,
+      entityId,
+      entityType,
+      detail ? JSON.stringify(detail) : null,
+    );
+  }
+}
+
+function whereClause(filter: ListFilter): { where: string; params: SQLInputValue[] } {
+  const clauses = ['r.type = ?', 'r.deleted = 0'];
+  const params: SQLInputValue[] = [filter.type];
+  if (filter.agentId !== undefined) {
+    clauses.push('r.agent_id = ?');
+    params.push(filter.agentId);
+  }
+  if (filter.userId === null) clauses.push('r.user_id IS NULL');
+  else if (filter.userId !== undefined) {
+    clauses.push('r.user_id = ?');
+    params.push(filter.userId);
+  }
+  if (filter.conversationId !== undefined) {
+    clauses.push('r.conversation_id = ?');
+    params.push(filter.conversationId);
+  }
+  return { where: clauses.join(' AND '), params };
+}
+
+function rowToEntity(row: Row): Entity {
+  const body = JSON.parse(String(row.data)) as VersionBody;
+  return entityFromBody(String(row.id), body, String(row.created_at), String(row.updated_at));
+}
+
+function toRef(row: Row): RefRow {
+  return {
+    id: String(row.id),
+    type: String(row.type) as EntityType,
+    agentId: String(row.agent_id),
+    userId: row.user_id === null ? undefined : String(row.user_id),
+    head: String(row.head),
+    object: row.object === null ? null : String(row.object),
+    deleted: Number(row.deleted) === 1,
+    createdAt: String(row.created_at),
+    updatedAt: String(row.updated_at),
+  };
+}
+
+export function toCommit(row: Row): CommitInfo {
+  return {
+    hash: String(row.hash),
+    entityId: String(row.entity_id),
+    parent: row.parent === null ? null : String(row.parent),
+    object: row.object === null ? null : String(row.object),
+    time: String(row.time),
+    author: String(row.author),
+    message: String(row.message),
+    op: String(row.op) as CommitOp,
+  };
+}

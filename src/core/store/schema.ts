@@ -1,0 +1,68 @@
+import type { Database } from './database';
+
+/** Bumped whenever the layout changes; `migrate` brings older stores forward. */
+export const SCHEMA_VERSION = 1;
+
+/** Tables that together are the store's state; snapshots copy exactly these. */
+export const STATE_TABLES = ['objects', 'commits', 'refs', 'access'] as const;
+
+const V1 = `
+CREATE TABLE objects (
+  hash TEXT PRIMARY KEY,
+  data TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE commits (
+  hash TEXT PRIMARY KEY,
+  entity_id TEXT NOT NULL,
+  parent TEXT,
+  object TEXT,
+  time TEXT NOT NULL,
+  author TEXT NOT NULL,
+  message TEXT NOT NULL,
+  op TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- One row per entity: where its chain ends, plus the columns lists filter on.
+CREATE TABLE refs (
+  id TEXT PRIMARY KEY,
+  type TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  user_id TEXT,
+  head TEXT NOT NULL,
+  object TEXT,
+  deleted INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  conversation_id TEXT
+) WITHOUT ROWID;
+CREATE INDEX refs_agent ON refs(type, agent_id, deleted, created_at);
+CREATE INDEX refs_agent_user ON refs(type, agent_id, user_id, deleted, created_at);
+CREATE INDEX refs_user ON refs(type, user_id, deleted, updated_at);
+CREATE INDEX refs_conversation ON refs(type, agent_id, conversation_id) WHERE conversation_id IS NOT NULL;
+CREATE INDEX refs_updated ON refs(deleted, updated_at);
+
+-- Reads are counted here, beside the history, so reading never makes a commit.
+CREATE TABLE access (
+  entity_id TEXT PRIMARY KEY,
+  count INTEGER NOT NULL,
+  last_access TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE audit (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  time TEXT NOT NULL,
+  op TEXT NOT NULL,
+  entity_id TEXT,
+  entity_type TEXT,
+  detail TEXT
+);
+`;
+
+/** Runs inside a write transaction; re-reads the version so two processes creating one store do not both migrate. */
+export function migrate(db: Database): void {
+  const from = Number(db.get('PRAGMA user_version')?.user_version ?? 0);
+  if (from >= SCHEMA_VERSION) return;
+  if (from < 1) db.exec(V1);
+  db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+}

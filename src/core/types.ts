@@ -1,0 +1,172 @@
+/** The agent id whose skills, knowledge and profiles every agent may read. */
+export const SHARED_AGENT_ID = '_shared';
+
+export const ENTITY_TYPES = ['memory', 'skill', 'knowledge', 'session', 'profile'] as const;
+export type EntityType = (typeof ENTITY_TYPES)[number];
+
+export const MEMORY_CATEGORIES = ['fact', 'decision', 'issue', 'task', 'correction'] as const;
+export type MemoryCategory = (typeof MEMORY_CATEGORIES)[number];
+
+export const SKILL_CATEGORIES = ['procedure', 'configuration', 'troubleshooting', 'workflow'] as const;
+export type SkillCategory = (typeof SKILL_CATEGORIES)[number];
+
+export const SKILL_STATUSES = ['active', 'deprecated', 'draft'] as const;
+export type SkillStatus = (typeof SKILL_STATUSES)[number];
+
+export interface EntityBase {
+  id: string;
+  type: EntityType;
+  agentId: string;
+  userId?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface MemoryEntity extends EntityBase {
+  type: 'memory';
+  content: string;
+  tags: string[];
+  category: MemoryCategory;
+  sourceSession?: string;
+}
+
+export interface SkillEntity extends EntityBase {
+  type: 'skill';
+  content: string;
+  tags: string[];
+  category: SkillCategory;
+  status: SkillStatus;
+}
+
+export interface KnowledgeEntity extends EntityBase {
+  type: 'knowledge';
+  content: string;
+  tags: string[];
+  source?: string;
+  chunkIndex?: number;
+  version?: string;
+  questions?: string[];
+}
+
+export interface SessionMessage {
+  role: 'user' | 'assistant' | 'system' | 'tool';
+  content: string;
+  timestamp?: string;
+}
+
+export interface SessionEntity extends EntityBase {
+  type: 'session';
+  content: string;
+  messages?: SessionMessage[];
+  startedAt?: string;
+  endedAt?: string;
+  conversationId?: string;
+  mined: boolean;
+}
+
+export interface ProfileEntity extends EntityBase {
+  type: 'profile';
+  content: string;
+  metadata: Record<string, unknown>;
+}
+
+export type Entity = MemoryEntity | SkillEntity | KnowledgeEntity | SessionEntity | ProfileEntity;
+
+export interface EntityByType {
+  memory: MemoryEntity;
+  skill: SkillEntity;
+  knowledge: KnowledgeEntity;
+  session: SessionEntity;
+  profile: ProfileEntity;
+}
+
+/** What a caller supplies to create an entity: everything the store does not assign. */
+export interface MemoryInput {
+  content: string;
+  tags?: string[];
+  category?: MemoryCategory;
+  sourceSession?: string;
+}
+export interface SkillInput {
+  content: string;
+  tags?: string[];
+  category?: SkillCategory;
+  status?: SkillStatus;
+}
+export interface KnowledgeInput {
+  content: string;
+  tags?: string[];
+  source?: string;
+  chunkIndex?: number;
+  version?: string;
+  questions?: string[];
+}
+export interface SessionInput {
+  content?: string;
+  messages?: SessionMessage[];
+  startedAt?: string;
+  endedAt?: string;
+  conversationId?: string;
+  mined?: boolean;
+}
+export interface ProfileInput {
+  content: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface InputByType {
+  memory: MemoryInput;
+  skill: SkillInput;
+  knowledge: KnowledgeInput;
+  session: SessionInput;
+  profile: ProfileInput;
+}
+
+/** The fields an update may change: the input fields, all optional. */
+export type UpdateByType = { [T in EntityType]: Partial<InputByType[T]> };
+
+export type CommitOp = 'create' | 'update' | 'delete' | 'import' | 'revert';
+
+export interface CommitInfo {
+  /** SHA-256 of the commit's canonical serialization. */
+  hash: string;
+  entityId: string;
+  parent: string | null;
+  /** SHA-256 of the entity version; null on a tombstone (delete) commit. */
+  object: string | null;
+  time: string;
+  author: string;
+  message: string;
+  op: CommitOp;
+}
+
+export interface HistoryEntry<E extends Entity = Entity> {
+  commit: CommitInfo;
+  /** The entity as of this commit; null for a delete. */
+  entity: E | null;
+}
+
+export interface SaveItem<T extends EntityType> {
+  agentId: string;
+  userId?: string;
+  input: InputByType[T];
+}
+
+export interface PageOptions {
+  limit?: number;
+  offset?: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  limit: number;
+  offset: number;
+  hasMore: boolean;
+}
+
+export interface ConversationSummary {
+  conversationId: string;
+  count: number;
+  latest: string;
+}

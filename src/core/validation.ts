@@ -1,0 +1,193 @@
+import { z } from 'zod';
+import { MemoryError } from './errors';
+import {
+  ENTITY_TYPES,
+  MEMORY_CATEGORIES,
+  SKILL_CATEGORIES,
+  SKILL_STATUSES,
+  type EntityType,
+  type InputByType,
+  type UpdateByType,
+} from './types';
+
+export const LIMITS = {
+  /** Content is capped in UTF-8 bytes, not characters: that is what costs disk and tokens. */
+  maxContentBytes: 1024 * 1024,
+  maxTags: 50,
+  maxTagLength: 100,
+  maxIdLength: 200,
+  maxPageSize: 200,
+  defaultPageSize: 50,
+} as const;
+
+// Path separators, parent references and colons are refused so an id can
+// never address something outside its own row when it ends up in a file name
+// (snapshots, exports) or a URI (the extension's history documents).
+// eslint-disable-next-line no-control-regex
+const FORBIDDEN_ID = /[/\\:\u0000-\u001f\u007f]|\.\./;
+
+export function assertId(value: unknown, what = 'id'): string {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new MemoryError('INVALID_ID', `The ${what} must be a non-empty string.`);
+  }
+  if (value.length > LIMITS.maxIdLength) {
+    throw new MemoryError('INVALID_ID', `The ${what} is longer than ${LIMITS.maxIdLength} characters.`);
+  }
+  if (FORBIDDEN_ID.test(value)) {
+    throw new MemoryError(
+      'INVALID_ID',
+      `The ${what} "${printable(value)}" contains a character that is not allowed (/, \\, :, "..", or a control character).`,
+    );
+  }
+  return value;
+}
+
+export function assertOptionalId(value: unknown, what: string): string | undefined {
+  return value === undefined || value === null ? undefined : assertId(value, what);
+}
+
+export function assertEntityType(value: unknown): EntityType {
+  if (typeof value === 'string' && (ENTITY_TYPES as readonly string[]).includes(value)) return value as EntityType;
+  throw new MemoryError(
+    'UNKNOWN_TYPE',
+    `Unknown entity type "${printable(String(value))}"; expected one of ${ENTITY_TYPES.join(', ')}.`,
+  );
+}
+
+export function assertLimit(limit: number): number {
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new MemoryError('INVALID_INPUT', `The limit must be a whole number of at least 1 (got ${limit}).`);
+  }
+  if (limit > LIMITS.maxPageSize) {
+    throw new MemoryError('LIMIT_TOO_LARGE', `The limit ${limit} is over the maximum of ${LIMITS.maxPageSize}.`);
+  }
+  return limit;
+}
+
+export function assertPage(options: { limit?: number; offset?: number } = {}): { limit: number; offset: number } {
+  const limit = assertLimit(options.limit ?? LIMITS.defaultPageSize);
+  const offset = options.offset ?? 0;
+  if (!Number.isInteger(offset) || offset < 0) {
+    throw new MemoryError('INVALID_INPUT', `The offset must be a whole number of at least 0 (got ${offset}).`);
+  }
+  return { limit, offset };
+}
+
+function printable(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  const shown = value.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return shown.length > 60 ? `${shown.slice(0, 57)}...` : shown;
+}
+
+const content = z.string();
+const tags = z.array(z.string());
+const isoDate = z.iso.datetime({ offset: true });
+
+const inputSchemas = {
+  memory: z.strictObject({
+    content,
+    tags: tags.optional(),
+    category: z.enum(MEMORY_CATEGORIES).optional(),
+    sourceSession: z.string().optional(),
+  }),
+  skill: z.strictObject({
+    content,
+    tags: tags.optional(),
+    category: z.enum(SKILL_CATEGORIES).optional(),
+    status: z.enum(SKILL_STATUSES).optional(),
+  }),
+  knowledge: z.strictObject({
+    content,
+    tags: tags.optional(),
+    source: z.string().optional(),
+    chunkIndex: z.number().int().nonnegative().optional(),
+    version: z.string().optional(),
+    questions: z.array(z.string()).optional(),
+  }),
+  session: z.strictObject({
+    content: z.string().optional(),
+    messages: z
+      .array(
+        z.strictObject({
+          role: z.enum(['user', 'assistant', 'system', 'tool']),
+          content: z.string(),
+          timestamp: isoDate.optional(),
+        }),
+      )
+      .optional(),
+    startedAt: isoDate.optional(),
+    endedAt: isoDate.optional(),
+    conversationId: z.string().optional(),
+    mined: z.boolean().optional(),
+  }),
+  profile: z.strictObject({
+    content,
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  }),
+} satisfies Record<EntityType, z.ZodType>;
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
+    .join('; ');
+}
+
+/**
+ * Validates a create input (or, with `partial`, an update) and returns a
+ * normalized copy: tags trimmed and de-duplicated, sizes checked. Throws a
+ * MemoryError whose code says which rule was broken.
+ */
+export function validateInput<T extends EntityType>(type: T, input: unknown): InputByType[T];
+export function validateInput<T extends EntityType>(type: T, input: unknown, partial: true): UpdateByType[T];
+export function validateInput<T extends EntityType>(type: T, input: unknown, partial = false): InputByType[T] {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new MemoryError('INVALID_INPUT', `The ${type} input must be an object.`);
+  }
+  const schema = partial ? inputSchemas[type].partial() : inputSchemas[type];
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    throw new MemoryError('INVALID_INPUT', `Invalid ${type}: ${describeIssues(parsed.error)}.`);
+  }
+  const value = { ...parsed.data } as Record<string, unknown>;
+  if (typeof value.content === 'string') assertContent(type, value.content, type === 'session');
+  if (Array.isArray(value.tags)) value.tags = normalizeTags(value.tags as string[]);
+  if (type === 'session' && !partial) {
+    const messages = value.messages as { content: string }[] | undefined;
+    if ((value.content === undefined || value.content === '') && (!messages || messages.length === 0)) {
+      throw new MemoryError('INVALID_INPUT', 'A session needs content or at least one message.');
+    }
+    if (messages) assertContent(type, messages.map((m) => m.content).join('\n'), true);
+  }
+  for (const key of Object.keys(value)) if (value[key] === undefined) delete value[key];
+  return value as unknown as InputByType[T];
+}
+
+function assertContent(type: string, text: string, allowEmpty: boolean): void {
+  if (!allowEmpty && text.trim().length === 0) {
+    throw new MemoryError('INVALID_INPUT', `The ${type} content is empty.`);
+  }
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > LIMITS.maxContentBytes) {
+    throw new MemoryError(
+      'CONTENT_TOO_LARGE',
+      `The ${type} content is ${(bytes / 1024 / 1024).toFixed(2)} MB; the maximum is 1 MB (UTF-8).`,
+    );
+  }
+}
+
+function normalizeTags(raw: string[]): string[] {
+  if (raw.length > LIMITS.maxTags) {
+    throw new MemoryError('TOO_MANY_TAGS', `${raw.length} tags given; the maximum is ${LIMITS.maxTags}.`);
+  }
+  const seen = new Set<string>();
+  for (const tag of raw) {
+    const trimmed = tag.trim();
+    if (!trimmed) continue;
+    if (trimmed.length > LIMITS.maxTagLength) {
+      throw new MemoryError('INVALID_INPUT', `A tag is longer than ${LIMITS.maxTagLength} characters.`);
+    }
+    seen.add(trimmed);
+  }
+  return [...seen];
+}

@@ -1,0 +1,99 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Command, Option } from 'commander';
+import { Memory } from '../../core/memory';
+import { MemoryError } from '../../core/errors';
+
+/** Options every command takes. */
+export interface GlobalOptions {
+  dir: string;
+  json: boolean;
+}
+
+export function defaultDir(): string {
+  return process.env.WORKSPACE_MEMORY_DIR || path.join(process.cwd(), '.workspace-memory');
+}
+
+/** Adds --dir and --json to a command. */
+export function withStoreOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--dir <path>', 'the store folder (env WORKSPACE_MEMORY_DIR)').default(
+        defaultDir(),
+        '.workspace-memory',
+      ),
+    )
+    .option('--json', 'print machine-readable JSON', false);
+}
+
+/** Adds --agent and --user to a command. */
+export function withScopeOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--agent <id>', 'agent id (env WORKSPACE_MEMORY_AGENT)').default(
+        process.env.WORKSPACE_MEMORY_AGENT || 'default',
+      ),
+    )
+    .addOption(
+      new Option('--user <id>', 'user id (env WORKSPACE_MEMORY_USER)').default(process.env.WORKSPACE_MEMORY_USER),
+    );
+}
+
+/**
+ * Opens the store for one command and always closes it. Commands other than
+ * `init` refuse to create a store by accident in a mistyped folder.
+ */
+export async function withMemory<T>(
+  options: GlobalOptions,
+  work: (memory: Memory) => Promise<T>,
+  create = false,
+): Promise<T> {
+  if (!create && !fs.existsSync(path.join(path.resolve(options.dir), 'memory.db'))) {
+    throw new MemoryError(
+      'NOT_FOUND',
+      `No store in ${path.resolve(options.dir)}; run \`workspace-memory init --dir ${options.dir}\` first.`,
+    );
+  }
+  const memory = await Memory.open({ dir: options.dir });
+  try {
+    return await work(memory);
+  } finally {
+    await memory.close();
+  }
+}
+
+export function parseInteger(name: string) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed))
+      throw new MemoryError('INVALID_INPUT', `${name} must be a whole number (got "${value}").`);
+    return parsed;
+  };
+}
+
+export function parseNumber(name: string) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed)) throw new MemoryError('INVALID_INPUT', `${name} must be a number (got "${value}").`);
+    return parsed;
+  };
+}
+
+export function parseJsonObject(name: string, text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new MemoryError('INVALID_INPUT', `${name} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new MemoryError('INVALID_INPUT', `${name} must be a JSON object.`);
+  }
+  return value as Record<string, unknown>;
+}
+
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

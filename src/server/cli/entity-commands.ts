@@ -1,0 +1,155 @@
+import * as fs from 'node:fs';
+import { Command } from 'commander';
+import { MemoryError } from '../../core/errors';
+import { ENTITY_TYPES, type EntityType } from '../../core/types';
+import { assertEntityType } from '../../core/validation';
+import {
+  type GlobalOptions,
+  parseInteger,
+  parseJsonObject,
+  readStdin,
+  withMemory,
+  withScopeOptions,
+  withStoreOptions,
+} from './context';
+import { commitLine, entityDetail, entityLine, historyLines, print, printJson } from './output';
+
+interface FieldOptions {
+  content?: string;
+  file?: string;
+  tags?: string;
+  category?: string;
+  status?: string;
+  source?: string;
+  conversation?: string;
+  input?: string;
+}
+
+/** Options that set entity fields; shared by save and update. */
+function withFieldOptions(command: Command): Command {
+  return command
+    .option('--content <text>', 'the content (or --file, or standard input)')
+    .option('--file <path>', 'read the content from a file')
+    .option('--tags <list>', 'comma-separated tags')
+    .option(
+      '--category <name>',
+      'memory: fact|decision|issue|task|correction; skill: procedure|configuration|troubleshooting|workflow',
+    )
+    .option('--status <name>', 'skill status: active|deprecated|draft')
+    .option('--source <path>', 'knowledge source')
+    .option('--conversation <id>', 'session conversation id')
+    .option('--input <json>', 'any other fields as a JSON object (messages, metadata, questions, ...)');
+}
+
+async function fieldsFrom(options: FieldOptions, contentRequired: boolean): Promise<Record<string, unknown>> {
+  const fields: Record<string, unknown> = options.input ? parseJsonObject('--input', options.input) : {};
+  if (options.content !== undefined) fields.content = options.content;
+  else if (options.file !== undefined) {
+    try {
+      fields.content = fs.readFileSync(options.file, 'utf8');
+    } catch (error) {
+      throw new MemoryError('INVALID_INPUT', `Cannot read ${options.file}: ${(error as Error).message}`);
+    }
+  } else if (contentRequired && fields.content === undefined && fields.messages === undefined && !process.stdin.isTTY) {
+    fields.content = (await readStdin()).replace(/\n$/, '');
+  }
+  if (options.tags !== undefined) fields.tags = options.tags.split(',');
+  if (options.category !== undefined) fields.category = options.category;
+  if (options.status !== undefined) fields.status = options.status;
+  if (options.source !== undefined) fields.source = options.source;
+  if (options.conversation !== undefined) fields.conversationId = options.conversation;
+  if (contentRequired && fields.content === undefined && fields.messages === undefined) {
+    throw new MemoryError('INVALID_INPUT', 'Give the content with --content, --file or on standard input.');
+  }
+  return fields;
+}
+
+export function registerEntityCommands(program: Command): void {
+  withFieldOptions(withScopeOptions(withStoreOptions(program.command('save <type>'))))
+    .description(`save a new entity (${ENTITY_TYPES.join(', ')})`)
+    .action(async (type: string, options: GlobalOptions & FieldOptions & { agent: string; user?: string }) => {
+      const entityType = assertEntityType(type);
+      const fields = await fieldsFrom(options, true);
+      const [entity, commit] = await withMemory(options, (memory) =>
+        memory.collection(entityType).save(options.agent, options.user, fields as never),
+      );
+      if (options.json) printJson({ entity, commit });
+      else print(`saved ${entity.id} (commit ${commit.hash.slice(0, 12)})`);
+    });
+
+  withStoreOptions(program.command('get <id>'))
+    .description('show an entity')
+    .action(async (id: string, options: GlobalOptions) => {
+      const entity = await withMemory(options, (memory) => memory.get(id));
+      if (!entity) throw new MemoryError('NOT_FOUND', `No entity with id ${id}.`);
+      if (options.json) printJson(entity);
+      else print(entityDetail(entity));
+    });
+
+  withScopeOptions(withStoreOptions(program.command('list <type>')))
+    .description('list entities of a type, newest first')
+    .option('--limit <n>', 'page size (at most 200)', parseInteger('--limit'), 50)
+    .option('--offset <n>', 'skip this many', parseInteger('--offset'), 0)
+    .action(
+      async (
+        type: string,
+        options: GlobalOptions & { agent: string; user?: string; limit: number; offset: number },
+      ) => {
+        const entityType: EntityType = assertEntityType(type);
+        const page = await withMemory(options, (memory) =>
+          memory
+            .collection(entityType)
+            .listPaginated(options.agent, options.user, { limit: options.limit, offset: options.offset }),
+        );
+        if (options.json) printJson(page);
+        else {
+          page.items.forEach((entity) => print(entityLine(entity)));
+          print(
+            `${page.offset + page.items.length} of ${page.total}${page.hasMore ? ` (more: --offset ${page.offset + page.items.length})` : ''}`,
+          );
+        }
+      },
+    );
+
+  withStoreOptions(program.command('history <id>'))
+    .description("show an entity's commits, newest first (also after a delete)")
+    .action(async (id: string, options: GlobalOptions) => {
+      const entries = await withMemory(options, (memory) => memory.history(id));
+      if (entries.length === 0) throw new MemoryError('NOT_FOUND', `No history for ${id}.`);
+      if (options.json) printJson(entries);
+      else print(historyLines(entries));
+    });
+
+  withFieldOptions(withStoreOptions(program.command('update <id>')))
+    .description('write a new version of an entity with the given fields changed')
+    .action(async (id: string, options: GlobalOptions & FieldOptions) => {
+      const fields = await fieldsFrom(options, false);
+      if (Object.keys(fields).length === 0)
+        throw new MemoryError('INVALID_INPUT', 'Nothing to update: give at least one field option.');
+      const [entity, commit] = await withMemory(options, async (memory) => {
+        const current = await memory.get(id);
+        if (!current) throw new MemoryError('NOT_FOUND', `No entity with id ${id}.`);
+        return memory.collection(current.type).update(id, fields as never);
+      });
+      if (options.json) printJson({ entity, commit });
+      else print(`updated ${entity.id} (commit ${commit.hash.slice(0, 12)})`);
+    });
+
+  withStoreOptions(program.command('delete <ids...>'))
+    .description('delete entities; their history is kept')
+    .action(async (ids: string[], options: GlobalOptions) => {
+      const commits = await withMemory(options, async (memory) => {
+        const byType = new Map<EntityType, string[]>();
+        for (const id of ids) {
+          const entity = await memory.get(id);
+          if (!entity) throw new MemoryError('NOT_FOUND', `No entity with id ${id}; nothing was deleted.`);
+          byType.set(entity.type, [...(byType.get(entity.type) ?? []), id]);
+        }
+        const all = [];
+        for (const [type, group] of byType) all.push(...(await memory.collection(type).deleteMany(group)));
+        return all;
+      });
+      if (options.json) printJson(commits);
+      else commits.forEach((commit) => commit && print(`deleted ${commit.entityId}  ${commitLine(commit)}`));
+    });
+}

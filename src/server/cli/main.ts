@@ -1,0 +1,45 @@
+import { Command, CommanderError } from 'commander';
+import { isMemoryError } from '../../core/errors';
+import { registerEntityCommands } from './entity-commands';
+import { registerStoreCommands } from './store-commands';
+
+declare const PACKAGE_VERSION: string;
+
+/**
+ * `workspace-memory`: the store from a terminal. Exit codes: 0 success,
+ * 1 the operation failed (the reason is printed on one line), 2 bad usage.
+ */
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command('workspace-memory')
+    .description('A versioned, searchable memory store for a workspace.')
+    .version(PACKAGE_VERSION)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  registerStoreCommands(program);
+  registerEntityCommands(program);
+  program.commands.forEach(function exitOverride(command: Command) {
+    command.exitOverride();
+    command.commands.forEach(exitOverride);
+  });
+
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version'
+        ? 0
+        : 2;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(
+      `workspace-memory: ${message.split('\n')[0]}${isMemoryError(error) ? ` [${error.code}]` : ''}\n`,
+    );
+    return 1;
+  }
+}
+
+main(process.argv).then((code) => {
+  process.exitCode = code;
+});

@@ -1,0 +1,132 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Command } from 'commander';
+import { MemoryError } from '../../core/errors';
+import type { SnapshotInfo } from '../../core/snapshots';
+import { type GlobalOptions, parseInteger, parseNumber, readStdin, withMemory, withStoreOptions } from './context';
+import { print, printJson } from './output';
+
+function snapshotLine(info: SnapshotInfo): string {
+  return `${info.id}  ${info.createdAt}  ${String(info.entities).padStart(7)} entities  ${info.label}`;
+}
+
+export function registerStoreCommands(program: Command): void {
+  withStoreOptions(program.command('init'))
+    .description('create a store (nothing happens if one exists)')
+    .action(async (options: GlobalOptions) => {
+      const stats = await withMemory(options, (memory) => memory.stats(), true);
+      if (options.json) printJson({ dir: path.resolve(options.dir), path: stats.path });
+      else print(`store ready in ${path.resolve(options.dir)}`);
+    });
+
+  const snapshot = program.command('snapshot').description('create, list and restore snapshots');
+  withStoreOptions(snapshot.command('create [label]'))
+    .description('save a point-in-time copy of the store')
+    .action(async (label: string | undefined, options: GlobalOptions) => {
+      const info = await withMemory(options, (memory) => memory.snapshot(label ?? ''));
+      if (options.json) printJson(info);
+      else print(`created ${snapshotLine(info)}`);
+    });
+  withStoreOptions(snapshot.command('list'))
+    .description('list snapshots, newest first')
+    .action(async (options: GlobalOptions) => {
+      const list = await withMemory(options, (memory) => memory.listSnapshots());
+      if (options.json) printJson(list);
+      else print(list.length ? list.map(snapshotLine).join('\n') : 'no snapshots');
+    });
+  withStoreOptions(snapshot.command('restore <id>'))
+    .description('replace the whole store with a snapshot (atomic)')
+    .action(async (id: string, options: GlobalOptions) => {
+      const info = await withMemory(options, (memory) => memory.restore(id));
+      if (options.json) printJson(info);
+      else print(`restored ${snapshotLine(info)}`);
+    });
+
+  withStoreOptions(program.command('export'))
+    .description('write every live entity and access count as portable JSON')
+    .option('--out <file>', 'write to a file instead of standard output')
+    .action(async (options: GlobalOptions & { out?: string }) => {
+      const data = await withMemory(options, (memory) => memory.export());
+      const text = JSON.stringify(data, null, 2);
+      if (!options.out) return print(text);
+      fs.writeFileSync(options.out, `${text}\n`);
+      const count = Object.values(data.entities).reduce((sum, list) => sum + list.length, 0);
+      if (options.json) printJson({ out: path.resolve(options.out), entities: count });
+      else print(`exported ${count} entities to ${options.out}`);
+    });
+
+  withStoreOptions(program.command('import <file>'))
+    .description('import an export (use - for standard input); ids are kept')
+    .option('--skip-existing', 'keep entities that already exist', false)
+    .action(async (file: string, options: GlobalOptions & { skipExisting: boolean }) => {
+      let text: string;
+      try {
+        text = file === '-' ? await readStdin() : fs.readFileSync(file, 'utf8');
+      } catch (error) {
+        throw new MemoryError('INVALID_INPUT', `Cannot read ${file}: ${(error as Error).message}`);
+      }
+      let data: unknown;
+      try {
+        data = JSON.parse(text);
+      } catch (error) {
+        throw new MemoryError('IMPORT_INVALID', `${file} is not JSON: ${(error as Error).message}`);
+      }
+      const report = await withMemory(options, (memory) => memory.import(data, { skipExisting: options.skipExisting }));
+      if (options.json) printJson(report);
+      else print(`imported ${report.imported}, overwrote ${report.overwritten}, skipped ${report.skipped}`);
+    });
+
+  withStoreOptions(program.command('stats'))
+    .description('count entities, objects, commits and bytes on disk')
+    .action(async (options: GlobalOptions) => {
+      const stats = await withMemory(options, (memory) => memory.stats());
+      if (options.json) printJson(stats);
+      else
+        print(
+          Object.entries(stats)
+            .map(([key, value]) => `${key.padEnd(14)} ${value}`)
+            .join('\n'),
+        );
+    });
+
+  withStoreOptions(program.command('verify'))
+    .description('recompute every hash and walk every history chain; exit 1 if anything is wrong')
+    .action(async (options: GlobalOptions) => {
+      const report = await withMemory(options, (memory) => memory.verify());
+      if (options.json) printJson(report);
+      else {
+        report.errors.forEach((error) => print(`${error.code}  ${error.message}`));
+        print(
+          `${report.valid ? 'valid' : 'INVALID'}: ${report.totalEntities} entities, ${report.totalCommits} commits, ${report.totalObjects} objects, ${report.errors.length} errors`,
+        );
+      }
+      if (!report.valid) process.exitCode = 1;
+    });
+
+  withStoreOptions(program.command('cleanup'))
+    .description('delete memories, skills and knowledge not updated for a while; trim the audit log')
+    .option('--max-age-days <n>', 'age limit in days', parseNumber('--max-age-days'))
+    .option('--max-audit-lines <n>', 'keep only the newest N audit entries', parseInteger('--max-audit-lines'))
+    .option('--dry-run', 'show what would be removed', false)
+    .action(async (options: GlobalOptions & { maxAgeDays?: number; maxAuditLines?: number; dryRun: boolean }) => {
+      if (options.maxAgeDays === undefined && options.maxAuditLines === undefined) {
+        throw new MemoryError('INVALID_INPUT', 'Give --max-age-days, --max-audit-lines or both.');
+      }
+      const report = await withMemory(options, (memory) =>
+        memory.cleanup({
+          maxAgeDays: options.maxAgeDays,
+          maxAuditLines: options.maxAuditLines,
+          dryRun: options.dryRun,
+        }),
+      );
+      if (options.json) printJson(report);
+      else {
+        report.details.forEach((item) =>
+          print(`${options.dryRun ? 'would delete' : 'deleted'} ${item.id}  (${item.type}, updated ${item.updatedAt})`),
+        );
+        print(
+          `${options.dryRun ? 'would remove' : 'removed'} ${report.removed}, kept ${report.preserved}, audit entries dropped ${report.auditRemoved}`,
+        );
+      }
+    });
+}

@@ -1,0 +1,51 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Memory, type MemoryOptions } from '../../src/core/memory';
+import { MemoryError, type MemoryErrorCode } from '../../src/core/errors';
+import * as assert from 'node:assert/strict';
+
+export function tempDir(prefix = 'wm-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** Opens a store in a fresh temporary folder; `cleanup` closes and removes it. */
+export async function openTemp(
+  options: Partial<MemoryOptions> = {},
+): Promise<{ memory: Memory; dir: string; cleanup: () => Promise<void> }> {
+  const dir = tempDir();
+  const memory = await Memory.open({ dir, author: 'test', synchronous: 'normal', ...options });
+  return {
+    memory,
+    dir,
+    cleanup: async () => {
+      await memory.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function rejectsWith(
+  promise: Promise<unknown> | (() => Promise<unknown>),
+  code: MemoryErrorCode,
+): Promise<MemoryError> {
+  let caught: unknown;
+  try {
+    await (typeof promise === 'function' ? promise() : promise);
+  } catch (error) {
+    caught = error;
+  }
+  assert.ok(caught instanceof MemoryError, `expected a MemoryError ${code}, got ${String(caught)}`);
+  assert.equal(caught.code, code, caught.message);
+  assert.ok(caught.message.length > 10, 'the message explains the error');
+  return caught;
+}
+
+/** A clock the test moves by hand. */
+export class FakeClock {
+  constructor(private time = Date.parse('2026-01-01T00:00:00.000Z')) {}
+  now = (): Date => new Date(this.time);
+  advance(ms: number): void {
+    this.time += ms;
+  }
+}
