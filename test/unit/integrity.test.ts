@@ -1,0 +1,247 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { Memory } from '../../src/core/memory';
+import { FakeClock, openTemp, rejectsWith } from './helpers';
+
+/** Opens the store's file directly, as an attacker or a disk fault would change it. */
+function tamper(dir: string, sql: string): void {
+  const db = new DatabaseSync(path.join(dir, 'memory.db'));
+  db.exec(sql);
+  db.close();
+}
+
+describe('verify', () => {
+  let memory: Memory;
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let id: string;
+  beforeEach(async () => {
+    ({ memory, dir, cleanup } = await openTemp());
+    const [saved] = await memory.memories.save('a', 'u', { content: 'v1' });
+    await memory.memories.update(saved.id, { content: 'v2' });
+    await memory.skills.save('a', undefined, { content: 'skill' });
+    const [gone] = await memory.memories.save('a', 'u', { content: 'deleted' });
+    await memory.memories.delete(gone.id);
+    id = saved.id;
+  });
+  afterEach(async () => cleanup());
+
+  it('calls a healthy store valid and counts what it checked', async () => {
+    const report = await memory.verify();
+    assert.deepEqual(report.errors, []);
+    assert.equal(report.valid, true);
+    assert.equal(report.totalEntities, 3);
+    assert.equal(report.totalCommits, 5);
+    assert.equal(report.totalObjects, 4);
+  });
+
+  it('finds an object whose content was changed', async () => {
+    tamper(dir, `UPDATE objects SET data = replace(data, 'v1', 'v9')`);
+    const report = await memory.verify();
+    assert.equal(report.valid, false);
+    assert.deepEqual(
+      report.errors.map((e) => e.code),
+      ['OBJECT_HASH_MISMATCH'],
+    );
+  });
+
+  it('finds a rewritten commit, a missing parent and a missing object', async () => {
+    const history = await memory.memories.history(id);
+    const head = history[0]!.commit;
+    const root = history[1]!.commit;
+    tamper(dir, `UPDATE commits SET message = 'forged' WHERE hash = '${head.hash}'`);
+    tamper(dir, `DELETE FROM commits WHERE hash = '${root.hash}'`);
+    tamper(dir, `DELETE FROM objects WHERE hash = '${head.object}'`);
+    const codes = (await memory.verify()).errors.map((e) => e.code).sort();
+    assert.deepEqual(codes, ['COMMIT_HASH_MISMATCH', 'MISSING_OBJECT', 'MISSING_PARENT']);
+  });
+
+  it('finds a ref that disagrees with its head and an orphan commit', async () => {
+    const history = await memory.memories.history(id);
+    tamper(dir, `UPDATE refs SET head = '${history[1]!.commit.hash}' WHERE id = '${id}'`);
+    const codes = (await memory.verify()).errors.map((e) => e.code).sort();
+    assert.deepEqual(codes, ['ORPHAN_COMMIT', 'REF_MISMATCH']);
+  });
+});
+
+describe('snapshots', () => {
+  let memory: Memory;
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => ({ memory, dir, cleanup } = await openTemp()));
+  afterEach(async () => cleanup());
+
+  it('restores the exact state of the snapshot, access counts included', async () => {
+    const [kept] = await memory.memories.save('a', 'u', { content: 'before' });
+    await memory.memories.incrementAccess([kept.id]);
+    const snapshot = await memory.snapshot('before changes');
+    assert.equal(snapshot.label, 'before changes');
+    assert.equal(snapshot.entities, 1);
+    await memory.memories.update(kept.id, { content: 'after' });
+    await memory.memories.save('a', 'u', { content: 'new' });
+    await memory.memories.incrementAccess([kept.id]);
+    const replaced: string[] = [];
+    memory.on('store:replaced', ({ reason }) => void replaced.push(reason));
+    await memory.restore(snapshot.id);
+    assert.deepEqual(replaced, ['restore']);
+    assert.deepEqual(
+      (await memory.memories.list('a')).map((m) => m.content),
+      ['before'],
+    );
+    assert.equal(await memory.memories.accessCount(kept.id), 1);
+    assert.equal((await memory.memories.history(kept.id)).length, 1);
+    assert.equal((await memory.verify()).valid, true);
+  });
+
+  it('lists snapshots newest first and survives a restore of an older one', async () => {
+    const clock = new FakeClock();
+    await memory.close();
+    memory = await Memory.open({ dir, now: clock.now, synchronous: 'normal' });
+    const first = await memory.snapshot('one');
+    clock.advance(1000);
+    const second = await memory.snapshot('two');
+    assert.deepEqual(
+      (await memory.listSnapshots()).map((s) => s.id),
+      [second.id, first.id],
+    );
+    await memory.restore(first.id);
+    assert.equal((await memory.listSnapshots()).length, 2);
+  });
+
+  it('a failed restore leaves the live store untouched', async () => {
+    await memory.memories.save('a', 'u', { content: 'live data' });
+    const snapshot = await memory.snapshot('will be damaged');
+    await memory.memories.save('a', 'u', { content: 'more live data' });
+    const file = path.join(dir, 'snapshots', `${snapshot.id}.db`);
+    const bytes = fs.readFileSync(file);
+    bytes.fill(0x41, 0, 100); // destroy the SQLite header
+    fs.writeFileSync(file, bytes);
+    await rejectsWith(memory.restore(snapshot.id), 'SNAPSHOT_INVALID');
+    assert.equal(await memory.memories.count('a'), 2);
+    assert.equal((await memory.verify()).valid, true);
+  });
+
+  it('refuses a snapshot whose content fails verification', async () => {
+    await memory.memories.save('a', 'u', { content: 'original' });
+    const snapshot = await memory.snapshot('tampered');
+    const db = new DatabaseSync(path.join(dir, 'snapshots', `${snapshot.id}.db`));
+    db.exec(`UPDATE objects SET data = replace(data, 'original', 'forged')`);
+    db.close();
+    await memory.memories.save('a', 'u', { content: 'newer' });
+    const error = await rejectsWith(memory.restore(snapshot.id), 'SNAPSHOT_INVALID');
+    assert.match(error.message, /verification/);
+    assert.equal(await memory.memories.count('a'), 2);
+  });
+
+  it('reports an unknown snapshot id', async () => {
+    await rejectsWith(memory.restore('snap-nope'), 'SNAPSHOT_NOT_FOUND');
+    await rejectsWith(memory.restore('../etc'), 'INVALID_ID');
+  });
+});
+
+describe('export and import', () => {
+  let memory: Memory;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => ({ memory, cleanup } = await openTemp()));
+  afterEach(async () => cleanup());
+
+  it('round-trips every entity with ids, timestamps and access counts', async () => {
+    const [m] = await memory.memories.save('a', 'u', { content: 'fact', tags: ['x'], category: 'decision' });
+    await memory.skills.saveShared({ content: 'shared skill' });
+    await memory.knowledge.save('a', undefined, { content: 'chunk', source: 'README.md', chunkIndex: 0 });
+    await memory.sessions.save('a', 'u', { messages: [{ role: 'user', content: 'hi' }], conversationId: 'c' });
+    await memory.profiles.save('a', 'u', { content: 'me', metadata: { lang: 'en' } });
+    await memory.memories.incrementAccess([m.id, m.id, m.id]);
+    const [dropped] = await memory.memories.save('a', 'u', { content: 'deleted one' });
+    await memory.memories.delete(dropped.id);
+
+    const data = JSON.parse(JSON.stringify(await memory.export()));
+    assert.equal(data.version, 1);
+    assert.equal(data.entities.memories.length, 1, 'deleted entities are not exported');
+
+    const target = await openTemp();
+    try {
+      const report = await target.memory.import(data);
+      assert.deepEqual(report.byType, { memories: 1, skills: 1, knowledge: 1, sessions: 1, profiles: 1 });
+      assert.equal(report.imported, 5);
+      assert.deepEqual(await target.memory.memories.get(m.id), m);
+      assert.equal(await target.memory.memories.accessCount(m.id), 3);
+      assert.deepEqual(await target.memory.export().then((d) => d.entities), data.entities);
+      assert.equal((await target.memory.history(m.id))[0]?.commit.op, 'import');
+      assert.equal((await target.memory.verify()).valid, true);
+    } finally {
+      await target.cleanup();
+    }
+  });
+
+  it('overwrites existing entities with a new commit, or keeps them with skipExisting', async () => {
+    const [m] = await memory.memories.save('a', 'u', { content: 'original' });
+    const data = await memory.export();
+    data.entities.memories[0]!.content = 'imported version';
+    const skipped = await memory.import(structuredClone(data), { skipExisting: true });
+    assert.equal(skipped.skipped, 1);
+    assert.equal((await memory.memories.get(m.id))?.content, 'original');
+    const overwritten = await memory.import(data);
+    assert.equal(overwritten.overwritten, 1);
+    assert.equal((await memory.memories.get(m.id))?.content, 'imported version');
+    assert.equal((await memory.memories.history(m.id)).length, 2);
+  });
+
+  it('refuses a bad document and writes nothing', async () => {
+    await rejectsWith(memory.import({ hello: 'world' }), 'IMPORT_INVALID');
+    await rejectsWith(memory.import({ version: 2, entities: {} }), 'IMPORT_INVALID');
+    const good = { id: 'memory-1', type: 'memory', agentId: 'a', content: 'fine', tags: [], category: 'fact' };
+    const error = await rejectsWith(
+      memory.import({
+        version: 1,
+        entities: { memories: [good, { ...good, id: 'memory-2', content: 'x', tags: Array(60).fill('t') }] },
+      }),
+      'IMPORT_INVALID',
+    );
+    assert.match(error.message, /entities\.memories\[1\]/);
+    await rejectsWith(
+      memory.import({ version: 1, entities: { memories: [{ ...good, id: 'bad/id' }] } }),
+      'IMPORT_INVALID',
+    );
+    await rejectsWith(memory.import({ version: 1, entities: { skills: [good] } }), 'IMPORT_INVALID');
+    assert.equal((await memory.stats()).commits, 0);
+  });
+});
+
+describe('cleanup', () => {
+  it('tombstones old memories, skills and knowledge; keeps sessions and profiles; trims the audit log', async () => {
+    const clock = new FakeClock();
+    const { memory, cleanup } = await openTemp({ now: clock.now });
+    try {
+      const [old] = await memory.memories.save('a', 'u', { content: 'old' });
+      const [oldSkill] = await memory.skills.save('a', undefined, { content: 'old skill' });
+      await memory.sessions.save('a', 'u', { content: 'old session' });
+      await memory.profiles.save('a', 'u', { content: 'old profile' });
+      clock.advance(100 * 24 * 3600 * 1000);
+      const [fresh] = await memory.memories.save('a', 'u', { content: 'fresh' });
+
+      const preview = await memory.cleanup({ maxAgeDays: 90, dryRun: true });
+      assert.deepEqual(preview.details.map((d) => d.id).sort(), [old.id, oldSkill.id].sort());
+      assert.equal(preview.removed, 2);
+      assert.equal(await memory.memories.count('a'), 2, 'a dry run removes nothing');
+
+      const report = await memory.cleanup({ maxAgeDays: 90, maxAuditLines: 3 });
+      assert.equal(report.removed, 2);
+      assert.equal(report.preserved, 1);
+      assert.ok(report.auditRemoved > 0);
+      assert.deepEqual(
+        (await memory.memories.list('a')).map((m) => m.id),
+        [fresh.id],
+      );
+      assert.equal((await memory.memories.history(old.id))[0]?.commit.op, 'delete');
+      assert.equal(await memory.sessions.count('a'), 1);
+      assert.equal(await memory.profiles.count('a'), 1);
+      assert.equal((await memory.stats()).auditEntries, 3);
+      await rejectsWith(memory.cleanup({ maxAgeDays: -1 }), 'INVALID_INPUT');
+    } finally {
+      await cleanup();
+    }
+  });
+});
