@@ -30,7 +30,7 @@ export interface MemoryOptions {
   dir: string;
   /** Recorded as the author of every commit this instance makes. */
   author?: string;
-  /** See DatabaseOptions.synchronous; `full` unless you trade durability for speed. */
+  /** See DatabaseOptions.synchronous: `normal` (default) or `full` for power-loss durability. */
   synchronous?: 'full' | 'normal';
   busyTimeoutMs?: number;
   /** Where event handler failures are reported; default: console.error. */

@@ -24,6 +24,11 @@ export class MiddlewarePipeline {
     };
   }
 
+  /** Lets bulk paths skip an await per item when no middleware has the hook. */
+  intercepts(hook: keyof Middleware): boolean {
+    return this.chain.some((middleware) => middleware[hook] !== undefined);
+  }
+
   async beforeSave(entity: Entity): Promise<Entity | null> {
     let current: Entity | null = entity;
     for (const middleware of this.chain) {

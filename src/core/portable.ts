@@ -188,6 +188,7 @@ export function importState(store: EntityStore, data: unknown, options: ImportOp
         );
       }
     }
+    store.audit('import', null, [], { imported: report.imported, overwritten: report.overwritten, skipped: report.skipped });
   });
   return report;
 }

@@ -45,7 +45,7 @@ export class Snapshots {
     const entities = Number(this.db.get('SELECT count(*) AS n FROM refs WHERE deleted = 0')?.n ?? 0);
     const info: SnapshotInfo = { id, label, createdAt, entities, bytes: fs.statSync(file).size };
     fs.writeFileSync(this.manifest(id), JSON.stringify(info, null, 2));
-    this.db.transaction(() => this.store.audit('snapshot', null, null, { snapshot: id, label }));
+    this.db.transaction(() => this.store.audit('snapshot', null, [], { snapshot: id, label }));
     return info;
   }
 
@@ -96,7 +96,7 @@ export class Snapshots {
           this.db.exec(`DELETE FROM main.${table}`);
           this.db.exec(`INSERT INTO main.${table} SELECT * FROM snap.${table}`);
         }
-        this.store.audit('restore', null, null, { snapshot: id });
+        this.store.audit('restore', null, [], { snapshot: id });
       });
     } catch (error) {
       if (error instanceof MemoryError) throw error;

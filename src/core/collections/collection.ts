@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { MemoryError } from '../errors';
 import type { EventBus } from '../events';
 import type { MiddlewarePipeline } from '../middleware';
@@ -35,8 +35,9 @@ const DEFAULTS: { [T in EntityType]: Partial<InputByType[T]> } = {
 
 const ENTITY_ONLY_FIELDS = new Set(['id', 'type', 'agentId', 'userId', 'createdAt', 'updatedAt']);
 
+/** Time-ordered and unique across processes: a base-36 millisecond clock, then 48 random bits. */
 export function newEntityId(type: EntityType): string {
-  return `${type}-${Date.now().toString(36)}${randomBytes(6).toString('hex')}`;
+  return `${type}-${Date.now().toString(36)}${randomUUID().slice(-12)}`;
 }
 
 function bodyOf(entity: Entity): VersionBody {
@@ -98,6 +99,10 @@ export class Collection<T extends EntityType> {
         ...DEFAULTS[this.type],
         ...input,
       } as VersionBody;
+      if (!this.ctx.middleware.intercepts('beforeSave')) {
+        planned.push({ id, body });
+        continue;
+      }
       const draft = entityFromBody(id, body, time, time);
       const transformed = await this.ctx.middleware.beforeSave(draft);
       if (!transformed) {
@@ -107,8 +112,8 @@ export class Collection<T extends EntityType> {
       }
       planned.push({ id, body: transformed === draft ? body : this.revalidate(transformed) });
     }
-    const results = this.ctx.store.db.transaction(() =>
-      planned.map((plan) => {
+    const results = this.ctx.store.db.transaction(() => {
+      const written = planned.map((plan) => {
         if (!plan) return null;
         const existingId = this.existingIdFor(plan.body);
         const existing = existingId ? (this.ctx.store.get(existingId) ?? undefined) : undefined;
@@ -118,10 +123,14 @@ export class Collection<T extends EntityType> {
           body: plan.body,
           op: existing ? 'update' : 'create',
           message: existing ? `update ${this.type}` : `create ${this.type}`,
+          time,
         });
         return { ...written, existing };
-      }),
-    );
+      });
+      const changed = written.flatMap((result) => (result?.changed ? [result.entity.id] : []));
+      if (changed.length) this.ctx.store.audit(mode.single ? 'save' : 'saveMany', this.type, changed);
+      return written;
+    });
     return results.map((result) => {
       if (!result) return null;
       if (result.changed) {
@@ -162,7 +171,9 @@ export class Collection<T extends EntityType> {
       const latest = this.requireLive(id);
       const body = { ...bodyOf(latest), ...changes } as VersionBody;
       validateInput(this.type, inputOf(entityFromBody(id, body, '', '')));
-      return { ...this.ctx.store.write({ id, body, op: 'update', message: `update ${this.type}` }), previous: latest };
+      const result = this.ctx.store.write({ id, body, op: 'update', message: `update ${this.type}` });
+      if (result.changed) this.ctx.store.audit('update', this.type, [id]);
+      return { ...result, previous: latest };
     });
     if (written.changed)
       this.ctx.events.emit('entity:update', {
@@ -189,14 +200,17 @@ export class Collection<T extends EntityType> {
       if (!ok && mode.single) throw new MemoryError('CANCELLED', `A middleware cancelled the delete of ${id}.`);
       allowed.push(ok);
     }
-    const commits = this.ctx.store.db.transaction(() =>
-      ids.map((id, index) => {
+    const commits = this.ctx.store.db.transaction(() => {
+      const tombstones = ids.map((id, index) => {
         if (!allowed[index]) return null;
         const ref = this.ctx.store.readRef(id);
         if (!ref || ref.deleted || ref.type !== this.type) throw this.notFound(id);
         return this.ctx.store.tombstone(ref, `delete ${this.type}`);
-      }),
-    );
+      });
+      const deleted = tombstones.flatMap((commit) => (commit ? [commit.entityId] : []));
+      if (deleted.length) this.ctx.store.audit(mode.single ? 'delete' : 'deleteMany', this.type, deleted);
+      return tombstones;
+    });
     commits.forEach((commit) => {
       if (commit) this.ctx.events.emit('entity:delete', { entityId: commit.entityId, entityType: this.type, commit });
     });

@@ -25,7 +25,7 @@ export class ProfileCollection extends Collection<'profile'> {
 
   /** The user's profiles in every agent, most recently updated first. */
   async getByUserAcrossAgents(userId: string, limit = 50): Promise<ProfileEntity[]> {
-    return this.ctx.store.listByUser('profile', assertId(userId, 'user id'), assertLimit(limit)) as ProfileEntity[];
+    return this.ctx.store.profilesOfUser(assertId(userId, 'user id'), assertLimit(limit)) as ProfileEntity[];
   }
 
   async saveShared(userId: string, input: ProfileInput) {

@@ -119,12 +119,11 @@ export class EntityStore {
   }
 
   /** Profiles of one user across agents, most recently updated first. */
-  listByUser(type: EntityType, userId: string, limit: number): Entity[] {
+  profilesOfUser(userId: string, limit: number): Entity[] {
     return this.db
       .all(
         `SELECT r.id, r.created_at, r.updated_at, o.data FROM refs r JOIN objects o ON o.hash = r.object
-         WHERE r.type = ? AND r.user_id = ? AND r.deleted = 0 ORDER BY r.updated_at DESC LIMIT ?`,
-        type,
+         WHERE r.type = 'profile' AND r.user_id = ? AND r.deleted = 0 ORDER BY r.updated_at DESC LIMIT ?`,
         userId,
         limit,
       )
@@ -194,7 +193,6 @@ export class EntityStore {
       commit.time,
       typeof request.body.conversationId === 'string' ? request.body.conversationId : null,
     );
-    this.audit(request.op, request.id, request.body.type, { commit: commit.hash });
     return { entity: entityFromBody(request.id, request.body, createdAt, commit.time), commit, changed: true };
   }
 
@@ -207,7 +205,6 @@ export class EntityStore {
       commit.time,
       ref.id,
     );
-    this.audit('delete', ref.id, ref.type, { commit: commit.hash });
     return commit;
   }
 
@@ -251,14 +248,19 @@ export class EntityStore {
     return Number(this.db.get('SELECT count FROM access WHERE entity_id = ?', id)?.count ?? 0);
   }
 
-  audit(op: string, entityId: string | null, entityType: string | null, detail?: Record<string, unknown>): void {
+  /**
+   * One audit entry per operation (a saveMany of 5,000 is one entry, not
+   * 5,000): the log says what was done, the commits say to what.
+   */
+  audit(op: string, entityType: string | null, ids: readonly string[], detail: Record<string, unknown> = {}): void {
+    if (ids.length > 1) detail = { count: ids.length, ...detail };
     this.db.run(
       'INSERT INTO audit (time, op, entity_id, entity_type, detail) VALUES (?, ?, ?, ?, ?)',
       this.timestamp(),
       op,
-      entityId,
+      ids.length === 1 ? (ids[0] ?? null) : null,
       entityType,
-      detail ? JSON.stringify(detail) : null,
+      Object.keys(detail).length ? JSON.stringify(detail) : null,
     );
   }
 }

@@ -36,11 +36,11 @@ CREATE TABLE refs (
   updated_at TEXT NOT NULL,
   conversation_id TEXT
 ) WITHOUT ROWID;
-CREATE INDEX refs_agent ON refs(type, agent_id, deleted, created_at);
-CREATE INDEX refs_agent_user ON refs(type, agent_id, user_id, deleted, created_at);
-CREATE INDEX refs_user ON refs(type, user_id, deleted, updated_at);
-CREATE INDEX refs_conversation ON refs(type, agent_id, conversation_id) WHERE conversation_id IS NOT NULL;
-CREATE INDEX refs_updated ON refs(deleted, updated_at);
+-- Lists filter by type and agent and read newest first; user_id rides along
+-- so a per-user list is answered from the index alone.
+CREATE INDEX refs_scope ON refs(type, agent_id, deleted, created_at, user_id);
+CREATE INDEX refs_profile_user ON refs(user_id, updated_at) WHERE type = 'profile';
+CREATE INDEX refs_conversation ON refs(agent_id, conversation_id) WHERE conversation_id IS NOT NULL;
 
 -- Reads are counted here, beside the history, so reading never makes a commit.
 CREATE TABLE access (
@@ -49,8 +49,9 @@ CREATE TABLE access (
   last_access TEXT NOT NULL
 ) WITHOUT ROWID;
 
+-- Append-only log of operations; only cleanup({ maxAuditLines }) trims it.
 CREATE TABLE audit (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq INTEGER PRIMARY KEY,
   time TEXT NOT NULL,
   op TEXT NOT NULL,
   entity_id TEXT,
