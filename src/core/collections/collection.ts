@@ -124,6 +124,7 @@ export class Collection<T extends EntityType> {
           op: existing ? 'update' : 'create',
           message: existing ? `update ${this.type}` : `create ${this.type}`,
           time,
+          fresh: !existing,
         });
         return { ...written, existing };
       });

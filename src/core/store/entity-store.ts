@@ -38,6 +38,8 @@ export interface WriteRequest {
   /** Only for imports, which keep the original timestamps. */
   createdAt?: string;
   time?: string;
+  /** The id was just generated, so there is no ref to read first. */
+  fresh?: boolean;
 }
 
 export interface WriteResult {
@@ -160,7 +162,7 @@ export class EntityStore {
 
   /** Writes a new version of an entity (creating it if needed). Must run in a transaction. */
   write(request: WriteRequest): WriteResult {
-    const ref = this.readRef(request.id);
+    const ref = request.fresh ? undefined : this.readRef(request.id);
     if (ref && ref.type !== request.body.type) {
       throw new MemoryError(
         'TYPE_MISMATCH',
