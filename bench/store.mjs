@@ -19,16 +19,6 @@ const percentile = (values, p) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
 
-function timeEach(count, fn) {
-  const times = [];
-  for (let i = 0; i < count; i++) {
-    const start = process.hrtime.bigint();
-    fn(i);
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  return times;
-}
-
 async function timeEachAsync(count, fn) {
   const times = [];
   for (let i = 0; i < count; i++) {
@@ -49,7 +39,9 @@ async function childOpen(dir) {
   await memory.memories.count('agent-0');
   const rssAfter = process.memoryUsage().rss;
   await memory.close();
-  process.stdout.write(JSON.stringify({ openMs, rssDeltaMb: (rssAfter - rssBefore) / 1024 / 1024, rssMb: rssAfter / 1024 / 1024 }));
+  process.stdout.write(
+    JSON.stringify({ openMs, rssDeltaMb: (rssAfter - rssBefore) / 1024 / 1024, rssMb: rssAfter / 1024 / 1024 }),
+  );
 }
 
 async function run(size) {
@@ -74,7 +66,8 @@ async function run(size) {
 
     // A tenth of the entities get a second version, so history has chains to walk.
     const updated = ids.filter((_, i) => i % 10 === 0);
-    for (const id of updated.slice(0, 2000)) await memory.memories.update(id, { content: `Updated: ${memoryInput(rng, 0).content}` });
+    for (const id of updated.slice(0, 2000))
+      await memory.memories.update(id, { content: `Updated: ${memoryInput(rng, 0).content}` });
 
     // Single saves, one transaction each: with the default synchronous=normal
     // (survives a killed process), then with synchronous=full (one WAL fsync
@@ -93,7 +86,9 @@ async function run(size) {
     const sample = Array.from({ length: 2000 }, () => ids[Math.floor(rng() * ids.length)]);
     const getTimes = await timeEachAsync(sample.length, (i) => memory.memories.get(sample[i]));
     const historyTimes = await timeEachAsync(sample.length, (i) => memory.memories.history(sample[i]));
-    const listTimes = await timeEachAsync(200, (i) => memory.memories.listPaginated(`agent-${i % AGENTS}`, 'user', { limit: 50 }));
+    const listTimes = await timeEachAsync(200, (i) =>
+      memory.memories.listPaginated(`agent-${i % AGENTS}`, 'user', { limit: 50 }),
+    );
     const verifyStart = performance.now();
     const report = await memory.verify();
     const verifyMs = performance.now() - verifyStart;
@@ -104,23 +99,35 @@ async function run(size) {
     await memory.close();
 
     const entities = size + 2 * singles;
-    const dbBytes = fs.statSync(path.join(dir, 'memory.db')).size + (fs.existsSync(path.join(dir, 'memory.db-wal')) ? fs.statSync(path.join(dir, 'memory.db-wal')).size : 0);
+    const dbBytes =
+      fs.statSync(path.join(dir, 'memory.db')).size +
+      (fs.existsSync(path.join(dir, 'memory.db-wal')) ? fs.statSync(path.join(dir, 'memory.db-wal')).size : 0);
     const opens = Array.from({ length: 5 }, () =>
-      JSON.parse(execFileSync(process.execPath, ['--expose-gc', new URL(import.meta.url).pathname, '--child-open', dir], { encoding: 'utf8' })),
+      JSON.parse(
+        execFileSync(process.execPath, ['--expose-gc', new URL(import.meta.url).pathname, '--child-open', dir], {
+          encoding: 'utf8',
+        }),
+      ),
     );
     return {
       entities,
       saveManyPerSec: Math.round(saveManyRate),
       savesPerSec: Math.round(normalRate),
       savesPerSecSyncFull: Math.round(fullRate),
-      openMsP50: percentile(opens.map((o) => o.openMs), 50),
+      openMsP50: percentile(
+        opens.map((o) => o.openMs),
+        50,
+      ),
       getP50Ms: percentile(getTimes, 50),
       getP99Ms: percentile(getTimes, 99),
       historyP50Ms: percentile(historyTimes, 50),
       listPage50P50Ms: percentile(listTimes, 50),
       verifyMs: Math.round(verifyMs),
       snapshotMs: Math.round(snapshotMs),
-      rssAddedByOpenMb: percentile(opens.map((o) => o.rssDeltaMb), 50),
+      rssAddedByOpenMb: percentile(
+        opens.map((o) => o.rssDeltaMb),
+        50,
+      ),
       bytesPerEntity: Math.round(dbBytes / entities),
     };
   } finally {
@@ -132,7 +139,9 @@ async function run(size) {
 if (process.argv[2] === '--child-open') {
   await childOpen(process.argv[3]);
 } else {
-  console.log(`Workspace Memory store benchmark — Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}`);
+  console.log(
+    `Workspace Memory store benchmark — Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}`,
+  );
   const rows = [];
   for (const size of SIZES) {
     const result = await run(size);

@@ -2,18 +2,92 @@
 // sentences built from a fixed vocabulary with a seeded generator, so every
 // run measures the same data.
 
-const SUBJECTS = ['The build', 'Our API gateway', 'The login page', 'CI', 'The database migration', 'The cache layer',
-  'The payment service', 'Webpack', 'The test suite', 'The deploy script', 'The search index', 'Docker compose',
-  'The TypeScript config', 'The auth middleware', 'Kubernetes', 'The logging pipeline', 'The React app', 'Postgres'];
-const VERBS = ['fails when', 'needs', 'was switched to', 'must not use', 'is slow because of', 'depends on',
-  'should be run with', 'breaks after', 'now supports', 'was rewritten to use', 'times out without', 'prefers'];
-const OBJECTS = ['strict mode', 'a warm cache', 'the staging cluster', 'Node 22', 'connection pooling', 'feature flags',
-  'the retry policy', 'an index on user_id', 'ESM imports', 'the new logger', 'rate limiting', 'pnpm workspaces',
-  'incremental builds', 'the read replica', 'OpenTelemetry tracing', 'the monorepo layout', 'JWT rotation', 'WAL mode'];
-const TAILS = ['', ' on Mondays', ' in production', ' since the last release', ' for large payloads', ' according to the team',
-  ' after the upgrade', ' when memory is low'];
-const TAGS = ['build', 'api', 'frontend', 'ci', 'database', 'cache', 'payments', 'testing', 'deploy', 'search', 'infra',
-  'typescript', 'auth', 'k8s', 'logging', 'react', 'postgres', 'performance', 'security', 'decision'];
+const SUBJECTS = [
+  'The build',
+  'Our API gateway',
+  'The login page',
+  'CI',
+  'The database migration',
+  'The cache layer',
+  'The payment service',
+  'Webpack',
+  'The test suite',
+  'The deploy script',
+  'The search index',
+  'Docker compose',
+  'The TypeScript config',
+  'The auth middleware',
+  'Kubernetes',
+  'The logging pipeline',
+  'The React app',
+  'Postgres',
+];
+const VERBS = [
+  'fails when',
+  'needs',
+  'was switched to',
+  'must not use',
+  'is slow because of',
+  'depends on',
+  'should be run with',
+  'breaks after',
+  'now supports',
+  'was rewritten to use',
+  'times out without',
+  'prefers',
+];
+const OBJECTS = [
+  'strict mode',
+  'a warm cache',
+  'the staging cluster',
+  'Node 22',
+  'connection pooling',
+  'feature flags',
+  'the retry policy',
+  'an index on user_id',
+  'ESM imports',
+  'the new logger',
+  'rate limiting',
+  'pnpm workspaces',
+  'incremental builds',
+  'the read replica',
+  'OpenTelemetry tracing',
+  'the monorepo layout',
+  'JWT rotation',
+  'WAL mode',
+];
+const TAILS = [
+  '',
+  ' on Mondays',
+  ' in production',
+  ' since the last release',
+  ' for large payloads',
+  ' according to the team',
+  ' after the upgrade',
+  ' when memory is low',
+];
+const TAGS = [
+  'build',
+  'api',
+  'frontend',
+  'ci',
+  'database',
+  'cache',
+  'payments',
+  'testing',
+  'deploy',
+  'search',
+  'infra',
+  'typescript',
+  'auth',
+  'k8s',
+  'logging',
+  'react',
+  'postgres',
+  'performance',
+  'security',
+  'decision',
+];
 const CATEGORIES = ['fact', 'decision', 'issue', 'task', 'correction'];
 
 /** mulberry32: a tiny seeded PRNG. */

@@ -188,7 +188,11 @@ export function importState(store: EntityStore, data: unknown, options: ImportOp
         );
       }
     }
-    store.audit('import', null, [], { imported: report.imported, overwritten: report.overwritten, skipped: report.skipped });
+    store.audit('import', null, [], {
+      imported: report.imported,
+      overwritten: report.overwritten,
+      skipped: report.skipped,
+    });
   });
   return report;
 }

@@ -41,9 +41,10 @@ CREATE TABLE refs (
   updated_at TEXT NOT NULL,
   conversation_id TEXT
 ) WITHOUT ROWID;
--- Lists filter by type and agent and read newest first; user_id rides along
--- so a per-user list is answered from the index alone.
-CREATE INDEX refs_scope ON refs(type, agent_id, deleted, created_at, user_id);
+-- Lists filter by type and agent and page newest first (created_at, then id
+-- for a stable order); user_id rides along so a per-user list is answered
+-- from the index without a sort.
+CREATE INDEX refs_scope ON refs(type, agent_id, deleted, created_at, id, user_id);
 CREATE INDEX refs_profile_user ON refs(user_id, updated_at) WHERE type = 'profile';
 CREATE INDEX refs_conversation ON refs(agent_id, conversation_id) WHERE conversation_id IS NOT NULL;
 
