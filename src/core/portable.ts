@@ -73,7 +73,7 @@ export function exportState(db: Database, now: string): ExportData {
     Object.values(COLLECTION_OF).map((name) => [name, [] as Entity[]]),
   ) as ExportData['entities'];
   for (const row of db.iterate(
-    `SELECT r.id, r.created_at, r.updated_at, o.data FROM refs r JOIN objects o ON o.hash = r.object
+    `SELECT r.id, r.created_at, r.updated_at, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq
      WHERE r.deleted = 0 ORDER BY r.created_at, r.id`,
   )) {
     const entity = entityFromBody(

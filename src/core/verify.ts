@@ -1,5 +1,5 @@
 import type { Database } from './store/database';
-import { commitHash, toCommit } from './store/entity-store';
+import { commitHash } from './store/entity-store';
 import { sha256 } from './store/hashing';
 import type { CommitOp } from './types';
 
@@ -31,9 +31,13 @@ export interface VerifyReport {
 }
 
 interface CommitNode {
+  hash: string;
   entityId: string;
-  parent: string | null;
-  object: string | null;
+  parentSeq: number | null;
+  objectSeq: number | null;
+  time: string;
+  author: string;
+  message: string;
   op: CommitOp;
 }
 
@@ -49,91 +53,92 @@ export function verifyState(db: Database, schema = 'main'): VerifyReport {
     if (text !== 'ok') errors.push({ code: 'SQLITE_INTEGRITY', id: schema, message: text });
   }
 
-  const objects = new Set<string>();
-  for (const row of db.iterate(`SELECT hash, data FROM ${schema}.objects`)) {
+  const objects = new Map<number, string>();
+  for (const row of db.iterate(`SELECT seq, hash, data FROM ${schema}.objects`)) {
     const hash = String(row.hash);
-    objects.add(hash);
+    objects.set(Number(row.seq), hash);
     if (sha256(String(row.data)) !== hash) {
       errors.push({ code: 'OBJECT_HASH_MISMATCH', id: hash, message: `Object ${hash} does not match its content.` });
     }
   }
 
-  const commits = new Map<string, CommitNode>();
+  const commits = new Map<number, CommitNode>();
   for (const row of db.iterate(`SELECT * FROM ${schema}.commits`)) {
-    const commit = toCommit(row);
-    commits.set(commit.hash, commit);
-    const { hash, ...fields } = commit;
-    if (commitHash(fields) !== hash) {
-      errors.push({
-        code: 'COMMIT_HASH_MISMATCH',
-        id: hash,
-        message: `Commit ${hash} of ${commit.entityId} does not match its fields.`,
-      });
-    }
-    if (commit.object !== null && !objects.has(commit.object)) {
-      errors.push({
-        code: 'MISSING_OBJECT',
-        id: hash,
-        message: `Commit ${hash} points at missing object ${commit.object}.`,
-      });
-    }
+    commits.set(Number(row.seq), {
+      hash: String(row.hash),
+      entityId: String(row.entity_id),
+      parentSeq: row.parent_seq === null ? null : Number(row.parent_seq),
+      objectSeq: row.object_seq === null ? null : Number(row.object_seq),
+      time: String(row.time),
+      author: String(row.author),
+      message: String(row.message),
+      op: String(row.op) as CommitOp,
+    });
   }
-  for (const [hash, commit] of commits) {
-    if (commit.parent === null) continue;
-    const parent = commits.get(commit.parent);
-    if (!parent) {
-      errors.push({
-        code: 'MISSING_PARENT',
-        id: hash,
-        message: `Commit ${hash} has a missing parent ${commit.parent}.`,
-      });
-    } else if (parent.entityId !== commit.entityId) {
+  for (const node of commits.values()) {
+    const parent = node.parentSeq === null ? undefined : commits.get(node.parentSeq);
+    const object = node.objectSeq === null ? undefined : objects.get(node.objectSeq);
+    if (node.parentSeq !== null && !parent) {
+      errors.push({ code: 'MISSING_PARENT', id: node.hash, message: `Commit ${node.hash} has a missing parent.` });
+    } else if (parent && parent.entityId !== node.entityId) {
       errors.push({
         code: 'FOREIGN_PARENT',
-        id: hash,
-        message: `Commit ${hash} of ${commit.entityId} has a parent of ${parent.entityId}.`,
+        id: node.hash,
+        message: `Commit ${node.hash} of ${node.entityId} has a parent of ${parent.entityId}.`,
+      });
+    }
+    if (node.objectSeq !== null && object === undefined) {
+      errors.push({ code: 'MISSING_OBJECT', id: node.hash, message: `Commit ${node.hash} points at a missing object.` });
+    }
+    const expected = commitHash({
+      entityId: node.entityId,
+      parent: parent?.hash ?? null,
+      object: object ?? null,
+      time: node.time,
+      author: node.author,
+      message: node.message,
+      op: node.op,
+    });
+    if (expected !== node.hash) {
+      errors.push({
+        code: 'COMMIT_HASH_MISMATCH',
+        id: node.hash,
+        message: `Commit ${node.hash} of ${node.entityId} does not match its fields.`,
       });
     }
   }
 
-  const reachable = new Set<string>();
+  const reachable = new Set<number>();
   let totalEntities = 0;
-  for (const ref of db.iterate(`SELECT id, head, object, deleted FROM ${schema}.refs`)) {
+  for (const ref of db.iterate(`SELECT id, head_seq, object_seq, deleted FROM ${schema}.refs`)) {
     totalEntities++;
     const id = String(ref.id);
-    const head = commits.get(String(ref.head));
+    const headSeq = Number(ref.head_seq);
+    const head = commits.get(headSeq);
     if (!head || head.entityId !== id) {
-      errors.push({
-        code: 'MISSING_HEAD',
-        id,
-        message: `Entity ${id} points at a head commit that is missing or not its own.`,
-      });
+      errors.push({ code: 'MISSING_HEAD', id, message: `Entity ${id} points at a head commit that is missing or not its own.` });
       continue;
     }
-    const deleted = Number(ref.deleted) === 1;
-    if (deleted !== (head.op === 'delete') || (ref.object === null ? null : String(ref.object)) !== head.object) {
-      errors.push({
-        code: 'REF_MISMATCH',
-        id,
-        message: `Entity ${id}'s current state does not match its head commit.`,
-      });
+    const objectSeq = ref.object_seq === null ? null : Number(ref.object_seq);
+    if ((Number(ref.deleted) === 1) !== (head.op === 'delete') || objectSeq !== head.objectSeq) {
+      errors.push({ code: 'REF_MISMATCH', id, message: `Entity ${id}'s current state does not match its head commit.` });
     }
-    const seen = new Set<string>();
-    let hash: string | null = String(ref.head);
-    while (hash !== null) {
-      if (seen.has(hash)) {
-        errors.push({ code: 'CYCLE', id, message: `Entity ${id}'s history loops at commit ${hash}.` });
+    const seen = new Set<number>();
+    let seq: number | null = headSeq;
+    while (seq !== null) {
+      if (seen.has(seq)) {
+        errors.push({ code: 'CYCLE', id, message: `Entity ${id}'s history loops at commit ${commits.get(seq)?.hash}.` });
         break;
       }
-      const node = commits.get(hash);
+      const node = commits.get(seq);
       if (!node) break; // reported above as MISSING_PARENT
-      seen.add(hash);
-      reachable.add(hash);
-      hash = node.parent;
+      seen.add(seq);
+      reachable.add(seq);
+      seq = node.parentSeq;
     }
   }
   for (const row of db.iterate(
-    `SELECT r.id, r.type, r.agent_id, r.user_id, o.data FROM ${schema}.refs r JOIN ${schema}.objects o ON o.hash = r.object`,
+    `SELECT r.id, r.type, r.agent_id, r.user_id, o.data FROM ${schema}.refs r JOIN ${schema}.objects o ON o.seq = r.object_seq`,
   )) {
     const body = JSON.parse(String(row.data)) as { type?: unknown; agentId?: unknown; userId?: unknown };
     if (body.type !== row.type || body.agentId !== row.agent_id || (body.userId ?? null) !== row.user_id) {
@@ -144,12 +149,12 @@ export function verifyState(db: Database, schema = 'main'): VerifyReport {
       });
     }
   }
-  for (const [hash, commit] of commits) {
-    if (!reachable.has(hash)) {
+  for (const [seq, node] of commits) {
+    if (!reachable.has(seq)) {
       errors.push({
         code: 'ORPHAN_COMMIT',
-        id: hash,
-        message: `Commit ${hash} of ${commit.entityId} is not on any entity's history.`,
+        id: node.hash,
+        message: `Commit ${node.hash} of ${node.entityId} is not on any entity's history.`,
       });
     }
   }

@@ -44,6 +44,7 @@ export class Database {
       this.db.exec('PRAGMA foreign_keys = OFF');
       // 32 MB of page cache: hash-keyed tables are written in random order.
       this.db.exec('PRAGMA cache_size = -32000');
+      this.db.exec('PRAGMA mmap_size = 268435456');
       const version = Number(this.get('PRAGMA user_version')?.user_version ?? 0);
       if (version > SCHEMA_VERSION) {
         throw new MemoryError(
@@ -73,9 +74,9 @@ export class Database {
     return statement;
   }
 
-  run(sql: string, ...params: SQLInputValue[]): { changes: number } {
+  run(sql: string, ...params: SQLInputValue[]): { changes: number; lastInsertRowid: number } {
     const result = this.statement(sql).run(...params);
-    return { changes: Number(result.changes) };
+    return { changes: Number(result.changes), lastInsertRowid: Number(result.lastInsertRowid) };
   }
 
   get(sql: string, ...params: SQLInputValue[]): Row | undefined {

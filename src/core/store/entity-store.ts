@@ -15,7 +15,11 @@ export interface RefRow {
   type: EntityType;
   agentId: string;
   userId: string | undefined;
+  /** Row of the head commit, and its hash. */
+  headSeq: number;
   head: string;
+  /** Row and hash of the current object; null after a delete. */
+  objectSeq: number | null;
   object: string | null;
   deleted: boolean;
   createdAt: string;
@@ -71,7 +75,17 @@ export function entityFromBody(id: string, body: VersionBody, createdAt: string,
   return entity as unknown as Entity;
 }
 
-const REF_COLUMNS = 'id, type, agent_id, user_id, head, object, deleted, created_at, updated_at';
+// A ref with the hashes of its head commit and object, found by row number.
+const REF_SELECT = `SELECT r.id, r.type, r.agent_id, r.user_id, r.head_seq, r.object_seq, r.deleted, r.created_at,
+  r.updated_at, c.hash AS head, o.hash AS object
+  FROM refs r JOIN commits c ON c.seq = r.head_seq LEFT JOIN objects o ON o.seq = r.object_seq`;
+
+// A commit with its parent's and object's hashes, found by row number.
+const COMMIT_SELECT = `SELECT c.seq, c.hash, c.entity_id, c.parent_seq, c.object_seq, p.hash AS parent, o.hash AS object, c.time,
+  c.author, c.message, c.op
+  FROM commits c LEFT JOIN commits p ON p.seq = c.parent_seq LEFT JOIN objects o ON o.seq = c.object_seq`;
+
+const ENTITY_SELECT = 'SELECT r.id, r.created_at, r.updated_at, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq';
 
 /**
  * The store's synchronous heart: objects, commit chains, refs, access counts
@@ -90,16 +104,12 @@ export class EntityStore {
   }
 
   readRef(id: string): RefRow | undefined {
-    const row = this.db.get(`SELECT ${REF_COLUMNS} FROM refs WHERE id = ?`, id);
+    const row = this.db.get(`${REF_SELECT} WHERE r.id = ?`, id);
     return row ? toRef(row) : undefined;
   }
 
   get(id: string): Entity | null {
-    const row = this.db.get(
-      `SELECT r.id, r.created_at, r.updated_at, o.data FROM refs r JOIN objects o ON o.hash = r.object
-       WHERE r.id = ? AND r.deleted = 0`,
-      id,
-    );
+    const row = this.db.get(`${ENTITY_SELECT} WHERE r.id = ? AND r.deleted = 0`, id);
     return row ? rowToEntity(row) : null;
   }
 
@@ -108,8 +118,7 @@ export class EntityStore {
     const paging = page ? ` LIMIT ${page.limit} OFFSET ${page.offset}` : '';
     return this.db
       .all(
-        `SELECT r.id, r.created_at, r.updated_at, o.data FROM refs r JOIN objects o ON o.hash = r.object
-         WHERE ${where} ORDER BY r.created_at DESC, r.id DESC${paging}`,
+        `${ENTITY_SELECT} WHERE ${where} ORDER BY r.created_at DESC, r.id DESC${paging}`,
         ...params,
       )
       .map(rowToEntity);
@@ -124,21 +133,25 @@ export class EntityStore {
   profilesOfUser(userId: string, limit: number): Entity[] {
     return this.db
       .all(
-        `SELECT r.id, r.created_at, r.updated_at, o.data FROM refs r JOIN objects o ON o.hash = r.object
-         WHERE r.type = 'profile' AND r.user_id = ? AND r.deleted = 0 ORDER BY r.updated_at DESC LIMIT ?`,
+        `${ENTITY_SELECT} WHERE r.type = 'profile' AND r.user_id = ? AND r.deleted = 0 ORDER BY r.updated_at DESC LIMIT ?`,
         userId,
         limit,
       )
       .map(rowToEntity);
   }
 
-  commit(hash: string): CommitInfo | undefined {
-    const row = this.db.get('SELECT * FROM commits WHERE hash = ?', hash);
-    return row ? toCommit(row) : undefined;
+  private commitAt(seq: number): { commit: CommitInfo; parentSeq: number | null; objectSeq: number | null } | undefined {
+    const row = this.db.get(`${COMMIT_SELECT} WHERE c.seq = ?`, seq);
+    if (!row) return undefined;
+    return {
+      commit: toCommit(row),
+      parentSeq: row.parent_seq === null ? null : Number(row.parent_seq),
+      objectSeq: row.object_seq === null ? null : Number(row.object_seq),
+    };
   }
 
-  objectBody(hash: string): VersionBody | undefined {
-    const row = this.db.get('SELECT data FROM objects WHERE hash = ?', hash);
+  private objectBodyAt(seq: number): VersionBody | undefined {
+    const row = this.db.get('SELECT data FROM objects WHERE seq = ?', seq);
     return row ? (JSON.parse(String(row.data)) as VersionBody) : undefined;
   }
 
@@ -147,15 +160,15 @@ export class EntityStore {
     const ref = this.readRef(id);
     if (!ref) return [];
     const entries: HistoryEntry[] = [];
-    const seen = new Set<string>();
-    let hash: string | null = ref.head;
-    while (hash && !seen.has(hash)) {
-      seen.add(hash);
-      const commit = this.commit(hash);
-      if (!commit) break; // verify() reports the broken chain; history shows what it can.
-      const body = commit.object ? this.objectBody(commit.object) : undefined;
-      entries.push({ commit, entity: body ? entityFromBody(id, body, ref.createdAt, commit.time) : null });
-      hash = commit.parent;
+    const seen = new Set<number>();
+    let seq: number | null = ref.headSeq;
+    while (seq !== null && !seen.has(seq)) {
+      seen.add(seq);
+      const found = this.commitAt(seq);
+      if (!found) break; // verify() reports the broken chain; history shows what it can.
+      const body = found.objectSeq === null ? undefined : this.objectBodyAt(found.objectSeq);
+      entries.push({ commit: found.commit, entity: body ? entityFromBody(id, body, ref.createdAt, found.commit.time) : null });
+      seq = found.parentSeq;
     }
     return entries;
   }
@@ -174,23 +187,25 @@ export class EntityStore {
     const time = request.time ?? this.timestamp();
     const createdAt = ref && !ref.deleted ? ref.createdAt : (request.createdAt ?? time);
     if (ref && !ref.deleted && ref.object === object) {
-      const commit = this.commit(ref.head);
-      if (commit)
-        return { entity: entityFromBody(request.id, request.body, createdAt, ref.updatedAt), commit, changed: false };
+      const head = this.commitAt(ref.headSeq);
+      if (head) {
+        return { entity: entityFromBody(request.id, request.body, createdAt, ref.updatedAt), commit: head.commit, changed: false };
+      }
     }
-    this.db.run('INSERT OR IGNORE INTO objects (hash, data) VALUES (?, ?)', object, data);
-    const commit = this.appendCommit(request.id, ref?.head ?? null, object, request.op, request.message, time);
+    const objectSeq = this.putObject(object, data);
+    const { commit, seq } = this.appendCommit(request.id, ref ?? null, object, objectSeq, request.op, request.message, time);
     this.db.run(
-      `INSERT INTO refs (${REF_COLUMNS}, conversation_id) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
-       ON CONFLICT(id) DO UPDATE SET agent_id = excluded.agent_id, user_id = excluded.user_id, head = excluded.head,
-         object = excluded.object, deleted = 0, created_at = excluded.created_at, updated_at = excluded.updated_at,
-         conversation_id = excluded.conversation_id`,
+      `INSERT INTO refs (id, type, agent_id, user_id, head_seq, object_seq, deleted, created_at, updated_at, conversation_id)
+       VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
+       ON CONFLICT(id) DO UPDATE SET agent_id = excluded.agent_id, user_id = excluded.user_id,
+         head_seq = excluded.head_seq, object_seq = excluded.object_seq, deleted = 0,
+         created_at = excluded.created_at, updated_at = excluded.updated_at, conversation_id = excluded.conversation_id`,
       request.id,
       request.body.type,
       request.body.agentId,
       request.body.userId ?? null,
-      commit.hash,
-      object,
+      seq,
+      objectSeq,
       createdAt,
       commit.time,
       typeof request.body.conversationId === 'string' ? request.body.conversationId : null,
@@ -198,12 +213,19 @@ export class EntityStore {
     return { entity: entityFromBody(request.id, request.body, createdAt, commit.time), commit, changed: true };
   }
 
+  /** Stores an object once; returns its row whether it was new or already there. */
+  private putObject(hash: string, data: string): number {
+    const inserted = this.db.run('INSERT OR IGNORE INTO objects (hash, data) VALUES (?, ?)', hash, data);
+    if (inserted.changes === 1) return inserted.lastInsertRowid;
+    return Number(this.db.get('SELECT seq FROM objects WHERE hash = ?', hash)?.seq);
+  }
+
   /** Ends an entity's chain with a tombstone commit. Must run in a transaction. */
   tombstone(ref: RefRow, message: string): CommitInfo {
-    const commit = this.appendCommit(ref.id, ref.head, null, 'delete', message);
+    const { commit, seq } = this.appendCommit(ref.id, ref, null, null, 'delete', message);
     this.db.run(
-      'UPDATE refs SET head = ?, object = NULL, deleted = 1, updated_at = ? WHERE id = ?',
-      commit.hash,
+      'UPDATE refs SET head_seq = ?, object_seq = NULL, deleted = 1, updated_at = ? WHERE id = ?',
+      seq,
       commit.time,
       ref.id,
     );
@@ -212,26 +234,28 @@ export class EntityStore {
 
   private appendCommit(
     entityId: string,
-    parent: string | null,
+    parent: RefRow | null,
     object: string | null,
+    objectSeq: number | null,
     op: CommitOp,
     message: string,
     time = this.timestamp(),
-  ): CommitInfo {
-    const fields = { entityId, parent, object, time, author: this.author, message, op };
+  ): { commit: CommitInfo; seq: number } {
+    const fields = { entityId, parent: parent?.head ?? null, object, time, author: this.author, message, op };
     const commit: CommitInfo = { hash: commitHash(fields), ...fields };
-    this.db.run(
-      'INSERT INTO commits (hash, entity_id, parent, object, time, author, message, op) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    const { lastInsertRowid } = this.db.run(
+      `INSERT INTO commits (hash, entity_id, parent_seq, object_seq, time, author, message, op)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       commit.hash,
       entityId,
-      parent,
-      object,
+      parent?.headSeq ?? null,
+      objectSeq,
       time,
       commit.author,
       message,
       op,
     );
-    return commit;
+    return { commit, seq: lastInsertRowid };
   }
 
   incrementAccess(ids: readonly string[]): void {
@@ -297,7 +321,9 @@ function toRef(row: Row): RefRow {
     type: String(row.type) as EntityType,
     agentId: String(row.agent_id),
     userId: row.user_id === null ? undefined : String(row.user_id),
+    headSeq: Number(row.head_seq),
     head: String(row.head),
+    objectSeq: row.object_seq === null ? null : Number(row.object_seq),
     object: row.object === null ? null : String(row.object),
     deleted: Number(row.deleted) === 1,
     createdAt: String(row.created_at),
