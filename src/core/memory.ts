@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Collection, type CollectionContext } from './collections/collection';
+import type { Collection, CollectionContext } from './collections/collection';
 import { ProfileCollection } from './collections/profiles';
-import { AgentScopedCollection } from './collections/scoped';
+import { AgentScopedCollection, MemoryCollection } from './collections/searchable';
 import { SessionCollection } from './collections/sessions';
 import { MemoryError } from './errors';
 import { EventBus, type MemoryEventHandler, type MemoryEventName } from './events';
@@ -18,7 +18,12 @@ import {
 } from './maintenance';
 import { type Middleware, MiddlewarePipeline } from './middleware';
 import { type ExportData, type ImportOptions, type ImportReport, exportState, importState } from './portable';
+import { type RecallOptions, type RecallResult, recall } from './recall/recall';
 import { type SnapshotInfo, Snapshots } from './snapshots';
+import { FtsIndex } from './search/fts-index';
+import { DEFAULT_SCORING, type ScoringOptions } from './search/scoring';
+import { Searcher } from './search/searcher';
+import { QueryExpander, type SynonymMap } from './search/synonyms';
 import { Database } from './store/database';
 import { EntityStore } from './store/entity-store';
 import type { Entity, EntityType, HistoryEntry } from './types';
@@ -37,6 +42,12 @@ export interface MemoryOptions {
   onHandlerError?: (error: unknown, event: MemoryEventName) => void;
   /** The clock; tests replace it. */
   now?: () => Date;
+  /** Search ranking weights; anything left out keeps its default. */
+  scoring?: Partial<ScoringOptions>;
+  /** More abbreviations and synonyms for query expansion (both directions), e.g. `{ "gql": ["graphql"] }`. */
+  synonyms?: SynonymMap;
+  /** Similarity (0..1) from which saveOrUpdate updates an existing entity instead of adding one. Default 0.7. */
+  dedupThreshold?: number;
 }
 
 export const STORE_FILE = 'memory.db';
@@ -49,7 +60,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * open the same folder at once.
  */
 export class Memory {
-  readonly memories: Collection<'memory'>;
+  readonly memories: MemoryCollection;
   readonly skills: AgentScopedCollection<'skill'>;
   readonly knowledge: AgentScopedCollection<'knowledge'>;
   readonly sessions: SessionCollection;
@@ -63,11 +74,19 @@ export class Memory {
     readonly dir: string,
     private readonly db: Database,
     private readonly store: EntityStore,
+    searcher: Searcher,
+    dedupThreshold: number,
     onHandlerError: (error: unknown, event: MemoryEventName) => void,
   ) {
     this.events = new EventBus(onHandlerError);
-    const ctx: CollectionContext = { store, events: this.events, middleware: this.middleware };
-    this.memories = new Collection(ctx, 'memory');
+    const ctx: CollectionContext = {
+      store,
+      events: this.events,
+      middleware: this.middleware,
+      searcher,
+      dedupThreshold,
+    };
+    this.memories = new MemoryCollection(ctx, 'memory');
     this.skills = new AgentScopedCollection(ctx, 'skill');
     this.knowledge = new AgentScopedCollection(ctx, 'knowledge');
     this.sessions = new SessionCollection(ctx, 'session');
@@ -91,12 +110,25 @@ export class Memory {
       synchronous: options.synchronous,
       busyTimeoutMs: options.busyTimeoutMs,
     });
-    const author = options.author ?? defaultAuthor();
-    const store = new EntityStore(db, options.now ?? (() => new Date()), author);
+    const now = options.now ?? (() => new Date());
+    const index = new FtsIndex(db);
+    const store = new EntityStore(db, now, options.author ?? defaultAuthor(), index);
+    const scoring: ScoringOptions = {
+      ...DEFAULT_SCORING,
+      ...options.scoring,
+      columns: { ...DEFAULT_SCORING.columns, ...options.scoring?.columns },
+      bm25: { ...DEFAULT_SCORING.bm25, ...options.scoring?.bm25 },
+    };
+    const searcher = new Searcher(index, store, new QueryExpander(options.synonyms), scoring, now);
+    const dedupThreshold = options.dedupThreshold ?? 0.7;
+    if (!(dedupThreshold > 0 && dedupThreshold <= 1)) {
+      db.close();
+      throw new MemoryError('INVALID_INPUT', `dedupThreshold must be above 0 and at most 1 (got ${dedupThreshold}).`);
+    }
     const onError =
       options.onHandlerError ??
       ((error, event) => console.error(`Workspace Memory: a ${event} handler failed:`, error));
-    return new Memory(dir, db, store, onError);
+    return new Memory(dir, db, store, searcher, dedupThreshold, onError);
   }
 
   /** The collection that holds entities of `type`. */
@@ -147,6 +179,39 @@ export class Memory {
     const info = this.snapshots.restore(snapshotId);
     this.events.emit('store:replaced', { reason: 'restore', snapshotId });
     return info;
+  }
+
+  /**
+   * The best memories, skills and knowledge for `query`, ranked together and
+   * packed into a Markdown context within the budget, with the user's profile
+   * first. Counts an access for every item returned.
+   */
+  async recall(
+    agentId: string,
+    userId: string | undefined,
+    query: string,
+    options: RecallOptions = {},
+  ): Promise<RecallResult> {
+    return recall(
+      {
+        searchMemories: (agent, user, text, limit) => this.memories.search(agent, user, text, limit),
+        searchSkills: (agent, text, limit, includeShared) => this.skills.search(agent, text, limit, { includeShared }),
+        searchKnowledge: (agent, text, limit, includeShared) =>
+          this.knowledge.search(agent, text, limit, { includeShared }),
+        profile: async (agent, user) =>
+          (await this.profiles.getByUser(agent, user)) ?? (await this.profiles.getSharedByUser(user)),
+        markRecalled: async (ids) => this.db.transaction(() => this.store.incrementAccess(ids)),
+      },
+      agentId,
+      userId,
+      query,
+      options,
+    );
+  }
+
+  /** Rebuilds the full-text index from the stored entities (for recovery); returns how many were indexed. */
+  async rebuildIndex(): Promise<number> {
+    return this.db.transaction(() => this.store.reindex());
   }
 
   async verify(): Promise<VerifyReport> {

@@ -96,6 +96,8 @@ export class Snapshots {
           this.db.exec(`DELETE FROM main.${table}`);
           this.db.exec(`INSERT INTO main.${table} SELECT * FROM snap.${table}`);
         }
+        // The full-text index is contentless (it cannot be copied row by row): rebuild it.
+        this.store.reindex();
         this.store.audit('restore', null, [], { snapshot: id });
       });
     } catch (error) {

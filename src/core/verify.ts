@@ -88,7 +88,11 @@ export function verifyState(db: Database, schema = 'main'): VerifyReport {
       });
     }
     if (node.objectSeq !== null && object === undefined) {
-      errors.push({ code: 'MISSING_OBJECT', id: node.hash, message: `Commit ${node.hash} points at a missing object.` });
+      errors.push({
+        code: 'MISSING_OBJECT',
+        id: node.hash,
+        message: `Commit ${node.hash} points at a missing object.`,
+      });
     }
     const expected = commitHash({
       entityId: node.entityId,
@@ -116,18 +120,30 @@ export function verifyState(db: Database, schema = 'main'): VerifyReport {
     const headSeq = Number(ref.head_seq);
     const head = commits.get(headSeq);
     if (!head || head.entityId !== id) {
-      errors.push({ code: 'MISSING_HEAD', id, message: `Entity ${id} points at a head commit that is missing or not its own.` });
+      errors.push({
+        code: 'MISSING_HEAD',
+        id,
+        message: `Entity ${id} points at a head commit that is missing or not its own.`,
+      });
       continue;
     }
     const objectSeq = ref.object_seq === null ? null : Number(ref.object_seq);
     if ((Number(ref.deleted) === 1) !== (head.op === 'delete') || objectSeq !== head.objectSeq) {
-      errors.push({ code: 'REF_MISMATCH', id, message: `Entity ${id}'s current state does not match its head commit.` });
+      errors.push({
+        code: 'REF_MISMATCH',
+        id,
+        message: `Entity ${id}'s current state does not match its head commit.`,
+      });
     }
     const seen = new Set<number>();
     let seq: number | null = headSeq;
     while (seq !== null) {
       if (seen.has(seq)) {
-        errors.push({ code: 'CYCLE', id, message: `Entity ${id}'s history loops at commit ${commits.get(seq)?.hash}.` });
+        errors.push({
+          code: 'CYCLE',
+          id,
+          message: `Entity ${id}'s history loops at commit ${commits.get(seq)?.hash}.`,
+        });
         break;
       }
       const node = commits.get(seq);

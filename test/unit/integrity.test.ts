@@ -60,7 +60,10 @@ describe('verify', () => {
 
   it('finds a ref that disagrees with its head and an orphan commit', async () => {
     const history = await memory.memories.history(id);
-    tamper(dir, `UPDATE refs SET head_seq = (SELECT seq FROM commits WHERE hash = '${history[1]!.commit.hash}') WHERE id = '${id}'`);
+    tamper(
+      dir,
+      `UPDATE refs SET head_seq = (SELECT seq FROM commits WHERE hash = '${history[1]!.commit.hash}') WHERE id = '${id}'`,
+    );
     const codes = (await memory.verify()).errors.map((e) => e.code).sort();
     assert.deepEqual(codes, ['ORPHAN_COMMIT', 'REF_MISMATCH']);
   });

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { MemoryError } from '../errors';
 import type { EventBus } from '../events';
 import type { MiddlewarePipeline } from '../middleware';
+import type { Searcher } from '../search/searcher';
 import type { EntityStore, VersionBody } from '../store/entity-store';
-import { entityFromBody } from '../store/entity-store';
+import { bodyOf, entityFromBody } from '../store/entity-store';
 import type {
   CommitInfo,
   Entity,
@@ -23,6 +24,9 @@ export interface CollectionContext {
   store: EntityStore;
   events: EventBus;
   middleware: MiddlewarePipeline;
+  searcher: Searcher;
+  /** Similarity (0..1) at which saveOrUpdate treats new content as a duplicate. */
+  dedupThreshold: number;
 }
 
 const DEFAULTS: { [T in EntityType]: Partial<InputByType[T]> } = {
@@ -33,18 +37,8 @@ const DEFAULTS: { [T in EntityType]: Partial<InputByType[T]> } = {
   profile: { metadata: {} },
 };
 
-const ENTITY_ONLY_FIELDS = new Set(['id', 'type', 'agentId', 'userId', 'createdAt', 'updatedAt']);
-
-/** Time-ordered and unique across processes: a base-36 millisecond clock, then 48 random bits. */
 export function newEntityId(type: EntityType): string {
   return `${type}-${Date.now().toString(36)}${randomUUID().slice(-12)}`;
-}
-
-function bodyOf(entity: Entity): VersionBody {
-  const body: Record<string, unknown> = { type: entity.type, agentId: entity.agentId };
-  if (entity.userId !== undefined) body.userId = entity.userId;
-  for (const [key, value] of Object.entries(entity)) if (!ENTITY_ONLY_FIELDS.has(key)) body[key] = value;
-  return body as VersionBody;
 }
 
 function inputOf(entity: Entity): Record<string, unknown> {

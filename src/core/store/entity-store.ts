@@ -1,6 +1,7 @@
 import type { SQLInputValue } from 'node:sqlite';
 import { MemoryError } from '../errors';
 import type { CommitInfo, CommitOp, Entity, EntityType, HistoryEntry } from '../types';
+import type { EntityIndexer } from '../search/fts-index';
 import type { Database, Row } from './database';
 import { canonicalJson, sha256 } from './hashing';
 
@@ -75,6 +76,16 @@ export function entityFromBody(id: string, body: VersionBody, createdAt: string,
   return entity as unknown as Entity;
 }
 
+const ENTITY_ONLY_FIELDS = new Set(['id', 'type', 'agentId', 'userId', 'createdAt', 'updatedAt']);
+
+/** The inverse of entityFromBody: the versioned part of an entity. */
+export function bodyOf(entity: Entity): VersionBody {
+  const body: Record<string, unknown> = { type: entity.type, agentId: entity.agentId };
+  if (entity.userId !== undefined) body.userId = entity.userId;
+  for (const [key, value] of Object.entries(entity)) if (!ENTITY_ONLY_FIELDS.has(key)) body[key] = value;
+  return body as VersionBody;
+}
+
 // A ref with the hashes of its head commit and object, found by row number.
 const REF_SELECT = `SELECT r.id, r.type, r.agent_id, r.user_id, r.head_seq, r.object_seq, r.deleted, r.created_at,
   r.updated_at, c.hash AS head, o.hash AS object
@@ -85,7 +96,8 @@ const COMMIT_SELECT = `SELECT c.seq, c.hash, c.entity_id, c.parent_seq, c.object
   c.author, c.message, c.op
   FROM commits c LEFT JOIN commits p ON p.seq = c.parent_seq LEFT JOIN objects o ON o.seq = c.object_seq`;
 
-const ENTITY_SELECT = 'SELECT r.id, r.created_at, r.updated_at, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq';
+const ENTITY_SELECT =
+  'SELECT r.id, r.created_at, r.updated_at, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq';
 
 /**
  * The store's synchronous heart: objects, commit chains, refs, access counts
@@ -97,6 +109,7 @@ export class EntityStore {
     readonly db: Database,
     private readonly now: () => Date,
     private readonly author: string,
+    private readonly indexer: EntityIndexer,
   ) {}
 
   timestamp(): string {
@@ -117,10 +130,7 @@ export class EntityStore {
     const { where, params } = whereClause(filter);
     const paging = page ? ` LIMIT ${page.limit} OFFSET ${page.offset}` : '';
     return this.db
-      .all(
-        `${ENTITY_SELECT} WHERE ${where} ORDER BY r.created_at DESC, r.id DESC${paging}`,
-        ...params,
-      )
+      .all(`${ENTITY_SELECT} WHERE ${where} ORDER BY r.created_at DESC, r.id DESC${paging}`, ...params)
       .map(rowToEntity);
   }
 
@@ -140,7 +150,9 @@ export class EntityStore {
       .map(rowToEntity);
   }
 
-  private commitAt(seq: number): { commit: CommitInfo; parentSeq: number | null; objectSeq: number | null } | undefined {
+  private commitAt(
+    seq: number,
+  ): { commit: CommitInfo; parentSeq: number | null; objectSeq: number | null } | undefined {
     const row = this.db.get(`${COMMIT_SELECT} WHERE c.seq = ?`, seq);
     if (!row) return undefined;
     return {
@@ -167,7 +179,10 @@ export class EntityStore {
       const found = this.commitAt(seq);
       if (!found) break; // verify() reports the broken chain; history shows what it can.
       const body = found.objectSeq === null ? undefined : this.objectBodyAt(found.objectSeq);
-      entries.push({ commit: found.commit, entity: body ? entityFromBody(id, body, ref.createdAt, found.commit.time) : null });
+      entries.push({
+        commit: found.commit,
+        entity: body ? entityFromBody(id, body, ref.createdAt, found.commit.time) : null,
+      });
       seq = found.parentSeq;
     }
     return entries;
@@ -189,11 +204,23 @@ export class EntityStore {
     if (ref && !ref.deleted && ref.object === object) {
       const head = this.commitAt(ref.headSeq);
       if (head) {
-        return { entity: entityFromBody(request.id, request.body, createdAt, ref.updatedAt), commit: head.commit, changed: false };
+        return {
+          entity: entityFromBody(request.id, request.body, createdAt, ref.updatedAt),
+          commit: head.commit,
+          changed: false,
+        };
       }
     }
     const objectSeq = this.putObject(object, data);
-    const { commit, seq } = this.appendCommit(request.id, ref ?? null, object, objectSeq, request.op, request.message, time);
+    const { commit, seq } = this.appendCommit(
+      request.id,
+      ref ?? null,
+      object,
+      objectSeq,
+      request.op,
+      request.message,
+      time,
+    );
     this.db.run(
       `INSERT INTO refs (id, type, agent_id, user_id, head_seq, object_seq, deleted, created_at, updated_at, conversation_id)
        VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
@@ -210,6 +237,7 @@ export class EntityStore {
       commit.time,
       typeof request.body.conversationId === 'string' ? request.body.conversationId : null,
     );
+    this.indexer.index(request.id, request.body, request.fresh === true);
     return { entity: entityFromBody(request.id, request.body, createdAt, commit.time), commit, changed: true };
   }
 
@@ -229,7 +257,37 @@ export class EntityStore {
       commit.time,
       ref.id,
     );
+    this.indexer.remove(ref.id);
     return commit;
+  }
+
+  /** Re-creates the search index from the live entities. Must run in a transaction. */
+  reindex(): number {
+    this.indexer.clear();
+    let count = 0;
+    for (const row of this.db.iterate(
+      'SELECT r.id, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq WHERE r.deleted = 0',
+    )) {
+      this.indexer.index(String(row.id), JSON.parse(String(row.data)) as VersionBody, true);
+      count++;
+    }
+    return count;
+  }
+
+  /** Live entities by id, with how often each was read; unknown or deleted ids are left out. */
+  getWithAccess(ids: readonly string[]): Map<string, { entity: Entity; accessCount: number }> {
+    const found = new Map<string, { entity: Entity; accessCount: number }>();
+    // One statement for any number of ids: they arrive as a JSON array.
+    const rows = this.db.all(
+      `SELECT r.id, r.created_at, r.updated_at, o.data, coalesce(a.count, 0) AS access_count
+       FROM json_each(?) j JOIN refs r ON r.id = j.value JOIN objects o ON o.seq = r.object_seq
+       LEFT JOIN access a ON a.entity_id = r.id
+       WHERE r.deleted = 0`,
+      JSON.stringify(ids),
+    );
+    for (const row of rows)
+      found.set(String(row.id), { entity: rowToEntity(row), accessCount: Number(row.access_count) });
+    return found;
   }
 
   private appendCommit(

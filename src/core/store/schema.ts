@@ -57,6 +57,36 @@ CREATE TABLE access (
   last_access TEXT NOT NULL
 ) WITHOUT ROWID;
 
+-- Full-text search. search_docs holds each indexed entity's pre-tokenized
+-- terms (see search/tokenizer.ts) column by column, and search_fts indexes
+-- them as an external-content FTS5 table, so the terms are stored once and
+-- the searcher can rescore candidates without tokenizing them again. FTS5
+-- only splits on spaces here. The scope column carries type, agent and user
+-- tokens that queries filter on.
+CREATE TABLE search_docs (
+  rowid INTEGER PRIMARY KEY,
+  entity_id TEXT NOT NULL UNIQUE,
+  scope TEXT NOT NULL,
+  content TEXT NOT NULL,
+  tags TEXT NOT NULL,
+  meta TEXT NOT NULL,
+  length INTEGER NOT NULL
+);
+CREATE VIRTUAL TABLE search_fts USING fts5(
+  scope, content, tags, meta,
+  content = 'search_docs', content_rowid = 'rowid',
+  tokenize = "unicode61 remove_diacritics 0 tokenchars '_'"
+);
+CREATE VIRTUAL TABLE search_vocab USING fts5vocab(search_fts, 'row');
+-- Row count and total length of the indexed documents, kept in step with
+-- search_docs by every write, for BM25's idf and average length.
+CREATE TABLE search_stats (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  docs INTEGER NOT NULL,
+  terms INTEGER NOT NULL
+);
+INSERT INTO search_stats (id, docs, terms) VALUES (1, 0, 0);
+
 -- Append-only log of operations; only cleanup({ maxAuditLines }) trims it.
 CREATE TABLE audit (
   seq INTEGER PRIMARY KEY,

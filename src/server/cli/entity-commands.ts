@@ -67,15 +67,31 @@ async function fieldsFrom(options: FieldOptions, contentRequired: boolean): Prom
 export function registerEntityCommands(program: Command): void {
   withFieldOptions(withScopeOptions(withStoreOptions(program.command('save <type>'))))
     .description(`save a new entity (${ENTITY_TYPES.join(', ')})`)
-    .action(async (type: string, options: GlobalOptions & FieldOptions & { agent: string; user?: string }) => {
-      const entityType = assertEntityType(type);
-      const fields = await fieldsFrom(options, true);
-      const [entity, commit] = await withMemory(options, (memory) =>
-        memory.collection(entityType).save(options.agent, options.user, fields as never),
-      );
-      if (options.json) printJson({ entity, commit });
-      else print(`saved ${entity.id} (commit ${commit.hash.slice(0, 12)})`);
-    });
+    .option('--dedup', 'memory, skill, knowledge: update a near-duplicate instead of adding', false)
+    .action(
+      async (
+        type: string,
+        options: GlobalOptions & FieldOptions & { agent: string; user?: string; dedup: boolean },
+      ) => {
+        const entityType = assertEntityType(type);
+        const fields = await fieldsFrom(options, true);
+        const [entity, commit, dedup] = await withMemory(options, async (memory) => {
+          if (!options.dedup)
+            return [
+              ...(await memory.collection(entityType).save(options.agent, options.user, fields as never)),
+              undefined,
+            ] as const;
+          if (entityType === 'memory')
+            return memory.memories.saveOrUpdate(options.agent, options.user, fields as never);
+          if (entityType === 'skill') return memory.skills.saveOrUpdate(options.agent, fields as never);
+          if (entityType === 'knowledge') return memory.knowledge.saveOrUpdate(options.agent, fields as never);
+          throw new MemoryError('INVALID_INPUT', `--dedup works for memory, skill and knowledge, not ${entityType}.`);
+        });
+        if (options.json) printJson({ entity, commit, ...(dedup ? { deduplicated: dedup.deduplicated } : {}) });
+        else if (dedup?.deduplicated) print(`updated near-duplicate ${entity.id} (commit ${commit.hash.slice(0, 12)})`);
+        else print(`saved ${entity.id} (commit ${commit.hash.slice(0, 12)})`);
+      },
+    );
 
   withStoreOptions(program.command('get <id>'))
     .description('show an entity')

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { isMemoryError } from '../../core/errors';
 import { registerEntityCommands } from './entity-commands';
+import { registerSearchCommands } from './search-commands';
 import { registerStoreCommands } from './store-commands';
 
 declare const PACKAGE_VERSION: string;
@@ -18,6 +19,7 @@ export async function main(argv: string[]): Promise<number> {
   program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
   registerStoreCommands(program);
   registerEntityCommands(program);
+  registerSearchCommands(program);
   program.commands.forEach(function exitOverride(command: Command) {
     command.exitOverride();
     command.commands.forEach(exitOverride);

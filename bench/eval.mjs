@@ -1,0 +1,113 @@
+// Retrieval evaluation through the public library API.
+//   npm run eval -- beir <folder>     a folder in BEIR layout: corpus.jsonl, queries.jsonl, qrels.tsv
+// Prints nDCG@10, Recall@100 and MRR@10 over the queries that have judgements.
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const require = createRequire(import.meta.url);
+const { Memory } = require('../dist/core.js');
+
+const AGENT = 'beir';
+
+function readJsonl(file) {
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line));
+}
+
+function readQrels(file) {
+  const qrels = new Map();
+  const lines = fs.readFileSync(file, 'utf8').split('\n').slice(1);
+  for (const line of lines) {
+    const [query, doc, score] = line.trim().split('\t');
+    if (!query || !doc || !(Number(score) > 0)) continue;
+    if (!qrels.has(query)) qrels.set(query, new Map());
+    qrels.get(query).set(doc, Number(score));
+  }
+  return qrels;
+}
+
+/** nDCG@k with the judged grades as gains (BEIR's convention). */
+function ndcg(ranked, relevant, k) {
+  let dcg = 0;
+  ranked.slice(0, k).forEach((doc, i) => {
+    const gain = relevant.get(doc) ?? 0;
+    if (gain) dcg += (2 ** gain - 1) / Math.log2(i + 2);
+  });
+  const ideal = [...relevant.values()].sort((a, b) => b - a).slice(0, k);
+  const idcg = ideal.reduce((sum, gain, i) => sum + (2 ** gain - 1) / Math.log2(i + 2), 0);
+  return idcg ? dcg / idcg : 0;
+}
+
+const recall = (ranked, relevant, k) => ranked.slice(0, k).filter((doc) => relevant.has(doc)).length / relevant.size;
+
+function mrr(ranked, relevant, k) {
+  const index = ranked.slice(0, k).findIndex((doc) => relevant.has(doc));
+  return index < 0 ? 0 : 1 / (index + 1);
+}
+
+export async function evaluateBeir(folder, options = {}) {
+  const corpus = readJsonl(path.join(folder, 'corpus.jsonl'));
+  const queries = readJsonl(path.join(folder, 'queries.jsonl'));
+  const qrels = readQrels(path.join(folder, 'qrels.tsv'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-beir-'));
+  const memory = await Memory.open({ dir, ...options.memory });
+  try {
+    const loadStart = performance.now();
+    for (let i = 0; i < corpus.length; i += 2000) {
+      await memory.knowledge.saveMany(
+        corpus.slice(i, i + 2000).map((doc) => ({
+          agentId: AGENT,
+          input: { content: [doc.title, doc.text].filter(Boolean).join('\n\n'), source: String(doc._id) },
+        })),
+      );
+    }
+    const loadSeconds = (performance.now() - loadStart) / 1000;
+    const judged = queries.filter((query) => qrels.has(String(query._id)));
+    const totals = { ndcg10: 0, recall100: 0, mrr10: 0 };
+    const times = [];
+    for (const query of judged) {
+      const relevant = qrels.get(String(query._id));
+      const start = performance.now();
+      const results = await memory.knowledge.search(AGENT, query.text, 100);
+      times.push(performance.now() - start);
+      const ranked = results.map((result) => result.entity.source);
+      totals.ndcg10 += ndcg(ranked, relevant, 10);
+      totals.recall100 += recall(ranked, relevant, 100);
+      totals.mrr10 += mrr(ranked, relevant, 10);
+    }
+    times.sort((a, b) => a - b);
+    const n = judged.length;
+    return {
+      dataset: path.basename(path.resolve(folder)),
+      documents: corpus.length,
+      queries: n,
+      'nDCG@10': totals.ndcg10 / n,
+      'Recall@100': totals.recall100 / n,
+      'MRR@10': totals.mrr10 / n,
+      loadDocsPerSec: Math.round(corpus.length / loadSeconds),
+      searchP50Ms: times[Math.floor(n / 2)],
+    };
+  } finally {
+    await memory.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === new URL(import.meta.url).pathname) {
+  const [kind, folder] = process.argv.slice(2);
+  if (kind !== 'beir' || !folder) {
+    console.error('usage: npm run eval -- beir <folder>');
+    process.exit(2);
+  }
+  const result = await evaluateBeir(folder);
+  for (const [key, value] of Object.entries(result)) {
+    console.log(
+      `${key.padEnd(16)} ${typeof value === 'number' && !Number.isInteger(value) ? value.toFixed(4) : value}`,
+    );
+  }
+}

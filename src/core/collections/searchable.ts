@@ -1,0 +1,115 @@
+import { MemoryError } from '../errors';
+import { findNearDuplicate } from '../search/dedup';
+import type { SearchOptions, SearchResult, SearchScope } from '../search/searcher';
+import type { CommitInfo, EntityByType, InputByType, UpdateByType } from '../types';
+import { SHARED_AGENT_ID } from '../types';
+import { assertId, assertLimit, assertOptionalId } from '../validation';
+import { Collection } from './collection';
+
+export type SearchableType = 'memory' | 'skill' | 'knowledge';
+
+/** What saveOrUpdate returns: the entity, its commit, and whether an existing entity was updated. */
+export type DedupResult<T extends SearchableType> = [
+  EntityByType[T],
+  CommitInfo,
+  { deduplicated: boolean; similarity?: number },
+];
+
+const MAX_QUERY_LENGTH = 10_000;
+
+/** Search and near-duplicate detection shared by memories, skills and knowledge. */
+export abstract class SearchableCollection<T extends SearchableType> extends Collection<T> {
+  protected runSearch(
+    scope: SearchScope,
+    query: string,
+    limit: number,
+    options: SearchOptions,
+  ): SearchResult<EntityByType[T]>[] {
+    if (typeof query !== 'string') throw new MemoryError('INVALID_INPUT', 'The search query must be a string.');
+    if (query.length > MAX_QUERY_LENGTH) {
+      throw new MemoryError('INVALID_INPUT', `The search query is longer than ${MAX_QUERY_LENGTH} characters.`);
+    }
+    return this.ctx.searcher.search(scope, query, assertLimit(limit), options) as SearchResult<EntityByType[T]>[];
+  }
+
+  protected scope(agentId: string, userId: string | undefined, includeShared = false): SearchScope {
+    const agent = assertId(agentId, 'agent id');
+    const agentIds = includeShared && agent !== SHARED_AGENT_ID ? [agent, SHARED_AGENT_ID] : [agent];
+    return { type: this.type, agentIds, userId: assertOptionalId(userId, 'user id') };
+  }
+
+  /** Which existing entities count as the "same thing" (same source, same category). */
+  protected abstract sameKind(existing: EntityByType[T], input: InputByType[T]): boolean;
+
+  /**
+   * Saves `input`, unless an entity in the same scope is a near-duplicate
+   * (similarity at or above the configured threshold): then that entity gets
+   * a new version with the new content and the union of both tag lists.
+   */
+  protected async dedupSave(
+    agentId: string,
+    userId: string | undefined,
+    input: InputByType[T],
+  ): Promise<DedupResult<T>> {
+    const content = typeof input?.content === 'string' ? input.content : '';
+    const duplicate = content.trim()
+      ? findNearDuplicate<EntityByType[T]>(
+          this.ctx.searcher,
+          this.scope(agentId, userId),
+          content,
+          this.ctx.dedupThreshold,
+          (existing) => existing.agentId === agentId && existing.userId === userId && this.sameKind(existing, input),
+        )
+      : undefined;
+    if (!duplicate) {
+      const [entity, commit] = await this.save(agentId, userId, input);
+      return [entity, commit, { deduplicated: false }];
+    }
+    const tags = [...new Set([...duplicate.entity.tags, ...(input.tags ?? [])])];
+    const [entity, commit] = await this.update(duplicate.entity.id, { ...input, tags } as UpdateByType[T]);
+    return [entity, commit, { deduplicated: true, similarity: duplicate.similarity }];
+  }
+}
+
+export class MemoryCollection extends SearchableCollection<'memory'> {
+  /** The agent's memories for `userId` (and those saved without a user), best first. */
+  async search(agentId: string, userId: string | undefined, query: string, limit = 10, options: SearchOptions = {}) {
+    return this.runSearch(this.scope(agentId, userId), query, limit, options);
+  }
+
+  async saveOrUpdate(agentId: string, userId: string | undefined, input: InputByType['memory']) {
+    return this.dedupSave(agentId, userId, input);
+  }
+
+  protected sameKind(): boolean {
+    return true;
+  }
+}
+
+/**
+ * Skills and knowledge belong to an agent, not a user, and can also live in
+ * the shared scope that every agent reads.
+ */
+export class AgentScopedCollection<T extends 'skill' | 'knowledge'> extends SearchableCollection<T> {
+  async search(agentId: string, query: string, limit = 10, options: SearchOptions = {}) {
+    return this.runSearch(this.scope(agentId, undefined, options.includeShared), query, limit, options);
+  }
+
+  async saveOrUpdate(agentId: string, input: InputByType[T]) {
+    return this.dedupSave(agentId, undefined, input);
+  }
+
+  async saveShared(input: InputByType[T]) {
+    return this.save(SHARED_AGENT_ID, undefined, input);
+  }
+
+  async listShared(): Promise<EntityByType[T][]> {
+    return this.list(SHARED_AGENT_ID);
+  }
+
+  /** Knowledge only merges with the same source; skills only with the same category. */
+  protected sameKind(existing: EntityByType[T], input: InputByType[T]): boolean {
+    if (existing.type === 'knowledge') return existing.source === (input as InputByType['knowledge']).source;
+    return existing.category === ((input as InputByType['skill']).category ?? 'procedure');
+  }
+}

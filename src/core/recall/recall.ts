@@ -1,0 +1,159 @@
+import { MemoryError } from '../errors';
+import type { SearchResult } from '../search/searcher';
+import type { KnowledgeEntity, MemoryEntity, ProfileEntity, SkillEntity } from '../types';
+import { assertId, assertOptionalId } from '../validation';
+
+export type RecallCollection = 'memories' | 'skills' | 'knowledge';
+export const RECALL_COLLECTIONS: readonly RecallCollection[] = ['memories', 'skills', 'knowledge'];
+
+export interface RecallOptions {
+  /** Most items in the context, all collections together. Default 20. */
+  maxItems?: number;
+  /** Most characters in the formatted context. Default 8000. */
+  maxChars?: number;
+  /** Most tokens in the formatted context, estimated as characters / 4. No limit by default. */
+  maxTokens?: number;
+  /** Put the user's profile first. Default true. */
+  includeProfile?: boolean;
+  includeSharedSkills?: boolean;
+  includeSharedKnowledge?: boolean;
+  /** Which collections to draw from. Default all three. */
+  collections?: readonly RecallCollection[];
+}
+
+export interface RecallItem {
+  collection: RecallCollection;
+  entity: MemoryEntity | SkillEntity | KnowledgeEntity;
+  score: number;
+}
+
+export interface RecallResult {
+  /** What made it into the context, best first. */
+  items: RecallItem[];
+  profile: ProfileEntity | null;
+  /** Markdown ready for a prompt: the profile, then a section per collection. */
+  formatted: string;
+  chars: number;
+  /** Estimated as characters / 4 (rounded up). */
+  tokens: number;
+}
+
+/** The narrow view of the store that recall needs. */
+export interface RecallSource {
+  searchMemories(
+    agentId: string,
+    userId: string | undefined,
+    query: string,
+    limit: number,
+  ): Promise<SearchResult<MemoryEntity>[]>;
+  searchSkills(
+    agentId: string,
+    query: string,
+    limit: number,
+    includeShared: boolean,
+  ): Promise<SearchResult<SkillEntity>[]>;
+  searchKnowledge(
+    agentId: string,
+    query: string,
+    limit: number,
+    includeShared: boolean,
+  ): Promise<SearchResult<KnowledgeEntity>[]>;
+  profile(agentId: string, userId: string): Promise<ProfileEntity | null>;
+  /** Records that these entities were given to a model. */
+  markRecalled(ids: readonly string[]): Promise<void>;
+}
+
+const HEADINGS: Record<RecallCollection, string> = { memories: 'Memories', skills: 'Skills', knowledge: 'Knowledge' };
+export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
+
+function renderItem(item: RecallItem): string {
+  const { entity } = item;
+  const content = entity.content.trim();
+  const details: string[] = [];
+  if (entity.type === 'memory') details.push(entity.category);
+  if (entity.type === 'skill') details.push(entity.category, ...(entity.status === 'active' ? [] : [entity.status]));
+  if (entity.type === 'knowledge' && entity.source) details.push(`source: ${entity.source}`);
+  if (entity.tags.length) details.push(`tags: ${entity.tags.join(', ')}`);
+  details.push(`id: ${entity.id}`);
+  // Multi-line content stays inside its bullet by indenting continuation lines.
+  return `- ${content.replace(/\n/g, '\n  ')}\n  _(${details.join('; ')})_`;
+}
+
+function renderProfile(profile: ProfileEntity): string {
+  return `## Profile\n\n${profile.content.trim()}`;
+}
+
+/**
+ * Pools candidates from every collection, ranks them together by score,
+ * takes the best that fit the budget whole (an item that does not fit is
+ * skipped, never cut), and formats them as Markdown.
+ */
+export async function recall(
+  source: RecallSource,
+  agentId: string,
+  userId: string | undefined,
+  query: string,
+  options: RecallOptions = {},
+): Promise<RecallResult> {
+  assertId(agentId, 'agent id');
+  assertOptionalId(userId, 'user id');
+  const maxItems = options.maxItems ?? 20;
+  const maxChars = Math.min(
+    options.maxChars ?? 8000,
+    options.maxTokens !== undefined ? options.maxTokens * 4 : Infinity,
+  );
+  if (!Number.isInteger(maxItems) || maxItems < 0 || maxItems > 200) {
+    throw new MemoryError('INVALID_INPUT', `maxItems must be a whole number from 0 to 200 (got ${maxItems}).`);
+  }
+  if (!(maxChars >= 0)) throw new MemoryError('INVALID_INPUT', 'maxChars and maxTokens must be at least 0.');
+  const collections = new Set(options.collections ?? RECALL_COLLECTIONS);
+  for (const name of collections) {
+    if (!RECALL_COLLECTIONS.includes(name))
+      throw new MemoryError('INVALID_INPUT', `Unknown recall collection "${name}".`);
+  }
+
+  const pools = await Promise.all([
+    collections.has('memories') && maxItems > 0 ? source.searchMemories(agentId, userId, query, maxItems) : [],
+    collections.has('skills') && maxItems > 0
+      ? source.searchSkills(agentId, query, maxItems, options.includeSharedSkills ?? true)
+      : [],
+    collections.has('knowledge') && maxItems > 0
+      ? source.searchKnowledge(agentId, query, maxItems, options.includeSharedKnowledge ?? true)
+      : [],
+  ]);
+  const ranked: RecallItem[] = [
+    ...pools[0].map((r) => ({ collection: 'memories' as const, entity: r.entity, score: r.score })),
+    ...pools[1].map((r) => ({ collection: 'skills' as const, entity: r.entity, score: r.score })),
+    ...pools[2].map((r) => ({ collection: 'knowledge' as const, entity: r.entity, score: r.score })),
+  ].sort((a, b) => b.score - a.score);
+
+  let used = 0;
+  let profile: ProfileEntity | null = null;
+  if ((options.includeProfile ?? true) && userId !== undefined) {
+    const found = await source.profile(agentId, userId);
+    if (found && renderProfile(found).length <= maxChars) {
+      profile = found;
+      used = renderProfile(found).length;
+    }
+  }
+  const chosen: RecallItem[] = [];
+  const opened = new Set<RecallCollection>();
+  for (const item of ranked) {
+    if (chosen.length >= maxItems) break;
+    const heading = opened.has(item.collection) ? 0 : `## ${HEADINGS[item.collection]}\n\n`.length + 2;
+    const cost = renderItem(item).length + 1 + heading;
+    if (used + cost > maxChars) continue;
+    used += cost;
+    opened.add(item.collection);
+    chosen.push(item);
+  }
+
+  const sections: string[] = profile ? [renderProfile(profile)] : [];
+  for (const name of RECALL_COLLECTIONS) {
+    const items = chosen.filter((item) => item.collection === name);
+    if (items.length) sections.push(`## ${HEADINGS[name]}\n\n${items.map(renderItem).join('\n')}`);
+  }
+  const formatted = sections.join('\n\n');
+  if (chosen.length) await source.markRecalled(chosen.map((item) => item.entity.id));
+  return { items: chosen, profile, formatted, chars: formatted.length, tokens: estimateTokens(formatted) };
+}

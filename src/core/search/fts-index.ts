@@ -1,0 +1,127 @@
+import type { Database, Row } from '../store/database';
+import type { VersionBody } from '../store/entity-store';
+import { type SearchDocument, documentFor, documentLength } from './documents';
+
+/** Called by the entity store inside each write transaction, so the index never lags the data. */
+export interface EntityIndexer {
+  index(entityId: string, body: VersionBody, fresh: boolean): void;
+  remove(entityId: string): void;
+  /** Drops every row; `index` is then called for each live entity. */
+  clear(): void;
+}
+
+/** Per-column BM25 weights. */
+export interface ColumnWeights {
+  content: number;
+  tags: number;
+  meta: number;
+}
+
+export interface IndexStats {
+  docs: number;
+  /** Average document length in terms. */
+  averageLength: number;
+}
+
+export interface Candidate {
+  entityId: string;
+  doc: SearchDocument;
+}
+
+const split = (value: unknown): string[] => (value ? String(value).split(' ') : []);
+
+function toCandidate(row: Row): Candidate {
+  return {
+    entityId: String(row.entity_id),
+    doc: { scope: split(row.scope), content: split(row.content), tags: split(row.tags), meta: split(row.meta) },
+  };
+}
+
+/**
+ * The SQLite FTS5 index over pre-tokenized entity text. FTS5 finds and
+ * pre-ranks candidates; the searcher rescores them (see bm25.ts) from the
+ * stored terms.
+ */
+export class FtsIndex implements EntityIndexer {
+  constructor(private readonly db: Database) {}
+
+  index(entityId: string, body: VersionBody, fresh: boolean): void {
+    if (!fresh) this.remove(entityId);
+    const doc = documentFor(body);
+    if (!doc) return;
+    const length = documentLength(doc);
+    const columns = [doc.scope, doc.content, doc.tags, doc.meta].map((terms) => terms.join(' '));
+    const { lastInsertRowid } = this.db.run(
+      'INSERT INTO search_docs (entity_id, scope, content, tags, meta, length) VALUES (?, ?, ?, ?, ?, ?)',
+      entityId,
+      ...columns,
+      length,
+    );
+    this.db.run(
+      'INSERT INTO search_fts (rowid, scope, content, tags, meta) VALUES (?, ?, ?, ?, ?)',
+      lastInsertRowid,
+      ...columns,
+    );
+    this.db.run('UPDATE search_stats SET docs = docs + 1, terms = terms + ? WHERE id = 1', length);
+  }
+
+  remove(entityId: string): void {
+    const row = this.db.get(
+      'SELECT rowid, scope, content, tags, meta, length FROM search_docs WHERE entity_id = ?',
+      entityId,
+    );
+    if (!row) return;
+    // An external-content FTS5 table forgets a row when told its old values.
+    this.db.run(
+      "INSERT INTO search_fts (search_fts, rowid, scope, content, tags, meta) VALUES ('delete', ?, ?, ?, ?, ?)",
+      Number(row.rowid),
+      String(row.scope),
+      String(row.content),
+      String(row.tags),
+      String(row.meta),
+    );
+    this.db.run('DELETE FROM search_docs WHERE rowid = ?', Number(row.rowid));
+    this.db.run('UPDATE search_stats SET docs = docs - 1, terms = terms - ? WHERE id = 1', Number(row.length));
+  }
+
+  clear(): void {
+    this.db.run("INSERT INTO search_fts (search_fts) VALUES ('delete-all')");
+    this.db.run('DELETE FROM search_docs');
+    this.db.run('UPDATE search_stats SET docs = 0, terms = 0 WHERE id = 1');
+  }
+
+  /** The best `limit` rows for an FTS5 MATCH expression by FTS5's weighted BM25, with their terms. */
+  candidates(match: string, weights: ColumnWeights, limit: number): Candidate[] {
+    return this.db
+      .all(
+        // Rank and cut inside the subquery: joined first, SQLite would fetch
+        // the stored terms of every match before sorting.
+        `SELECT d.entity_id, d.scope, d.content, d.tags, d.meta
+         FROM (SELECT rowid, bm25(search_fts, 0.0, ?, ?, ?) AS rank FROM search_fts
+               WHERE search_fts MATCH ? ORDER BY rank LIMIT ?) f
+         JOIN search_docs d ON d.rowid = f.rowid ORDER BY f.rank`,
+        weights.content,
+        weights.tags,
+        weights.meta,
+        match,
+        limit,
+      )
+      .map(toCandidate);
+  }
+
+  /** How many indexed documents contain each term (in any column). */
+  documentFrequencies(terms: readonly string[]): Map<string, number> {
+    const frequencies = new Map<string, number>();
+    for (const term of terms) {
+      const row = this.db.get('SELECT doc FROM search_vocab WHERE term = ?', term);
+      if (row) frequencies.set(term, Number(row.doc));
+    }
+    return frequencies;
+  }
+
+  stats(): IndexStats {
+    const row = this.db.get('SELECT docs, terms FROM search_stats WHERE id = 1');
+    const docs = Number(row?.docs ?? 0);
+    return { docs, averageLength: docs > 0 ? Number(row?.terms ?? 0) / docs : 0 };
+  }
+}

@@ -1,0 +1,99 @@
+import { Command } from 'commander';
+import { MemoryError } from '../../core/errors';
+import type { SearchResult } from '../../core/search/searcher';
+import { assertEntityType } from '../../core/validation';
+import { type GlobalOptions, parseInteger, withMemory, withScopeOptions, withStoreOptions } from './context';
+import { entityLine, print, printJson } from './output';
+
+const SEARCHABLE = ['memory', 'skill', 'knowledge'] as const;
+
+function resultLine(result: SearchResult): string {
+  return `${result.score.toFixed(3)}  ${entityLine(result.entity)}`;
+}
+
+export function registerSearchCommands(program: Command): void {
+  withScopeOptions(withStoreOptions(program.command('search <query>')))
+    .description('full-text search, best first (memories by default)')
+    .option('--type <type>', `what to search: ${SEARCHABLE.join(', ')}`, 'memory')
+    .option('--limit <n>', 'most results (at most 200)', parseInteger('--limit'), 10)
+    .option('--shared', 'also search the shared scope (skills, knowledge)', false)
+    .option('--explain', 'show each part of every score', false)
+    .action(
+      async (
+        query: string,
+        options: GlobalOptions & {
+          agent: string;
+          user?: string;
+          type: string;
+          limit: number;
+          shared: boolean;
+          explain: boolean;
+        },
+      ) => {
+        const type = assertEntityType(options.type);
+        const searchOptions = { includeShared: options.shared, explain: options.explain };
+        const results = await withMemory(options, async (memory): Promise<SearchResult[]> => {
+          if (type === 'memory')
+            return memory.memories.search(options.agent, options.user, query, options.limit, searchOptions);
+          if (type === 'skill') return memory.skills.search(options.agent, query, options.limit, searchOptions);
+          if (type === 'knowledge') return memory.knowledge.search(options.agent, query, options.limit, searchOptions);
+          throw new MemoryError('INVALID_INPUT', `Search covers ${SEARCHABLE.join(', ')}, not ${type}.`);
+        });
+        if (options.json) return printJson(results);
+        if (results.length === 0) return print('no results');
+        for (const result of results) {
+          print(resultLine(result));
+          if (result.explain) {
+            const e = result.explain;
+            print(
+              `       relevance ${e.relevance.toFixed(3)} (bm25 ${e.bm25.toFixed(2)})  tags ${e.tagOverlap.toFixed(3)}  recency ×${e.recency.toFixed(3)}  access ×${e.access.toFixed(3)}`,
+            );
+          }
+        }
+      },
+    );
+
+  withScopeOptions(withStoreOptions(program.command('recall <query>')))
+    .description('the context a model would get for a query: profile, memories, skills and knowledge within a budget')
+    .option('--max-items <n>', 'most items', parseInteger('--max-items'), 20)
+    .option('--max-chars <n>', 'most characters', parseInteger('--max-chars'), 8000)
+    .option('--max-tokens <n>', 'most tokens (estimated as characters / 4)', parseInteger('--max-tokens'))
+    .option('--no-profile', 'leave the profile out')
+    .option('--no-shared', 'leave shared skills and knowledge out')
+    .action(
+      async (
+        query: string,
+        options: GlobalOptions & {
+          agent: string;
+          user?: string;
+          maxItems: number;
+          maxChars: number;
+          maxTokens?: number;
+          profile: boolean;
+          shared: boolean;
+        },
+      ) => {
+        const result = await withMemory(options, (memory) =>
+          memory.recall(options.agent, options.user, query, {
+            maxItems: options.maxItems,
+            maxChars: options.maxChars,
+            maxTokens: options.maxTokens,
+            includeProfile: options.profile,
+            includeSharedSkills: options.shared,
+            includeSharedKnowledge: options.shared,
+          }),
+        );
+        if (options.json) return printJson(result);
+        print(result.formatted || '(nothing relevant)');
+        process.stderr.write(`${result.items.length} items, ${result.chars} characters, ~${result.tokens} tokens\n`);
+      },
+    );
+
+  withStoreOptions(program.command('reindex'))
+    .description('rebuild the full-text index from the stored entities')
+    .action(async (options: GlobalOptions) => {
+      const count = await withMemory(options, (memory) => memory.rebuildIndex());
+      if (options.json) printJson({ indexed: count });
+      else print(`indexed ${count} entities`);
+    });
+}

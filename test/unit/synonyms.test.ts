@@ -1,0 +1,202 @@
+import * as assert from 'node:assert/strict';
+import { DEFAULT_SYNONYMS, QueryExpander, type SynonymMap } from '../../src/core/search/synonyms';
+import { tokenize } from '../../src/core/search/tokenizer';
+
+const TERM = /^[\p{L}\p{N}_]+$/u;
+
+/** The single group a one-term query expands to. */
+function group(expander: QueryExpander, query: string): string[] {
+  const groups = expander.expand(query);
+  assert.equal(groups.length, 1, `${query} gave ${JSON.stringify(groups)}`);
+  return groups[0] ?? [];
+}
+
+function includesAll(haystack: readonly string[], needles: readonly string[], message: string): void {
+  for (const needle of needles) assert.ok(haystack.includes(needle), `${message}: ${needle} not in ${haystack}`);
+}
+
+describe('query expansion', () => {
+  const expander = new QueryExpander();
+
+  describe('default developer vocabulary', () => {
+    const pairs: [string, string][] = [
+      ['ts', 'typescript'],
+      ['js', 'javascript'],
+      ['k8s', 'kubernetes'],
+      ['db', 'database'],
+      ['repo', 'repository'],
+      ['config', 'configuration'],
+      ['cfg', 'configuration'],
+      ['env', 'environment'],
+      ['auth', 'authentication'],
+      ['auth', 'authorization'],
+      ['dep', 'dependency'],
+      ['deps', 'dependencies'],
+      ['pr', 'pull request'],
+      ['ci', 'continuous integration'],
+      ['cd', 'continuous deployment'],
+      ['impl', 'implementation'],
+      ['dir', 'directory'],
+      ['msg', 'message'],
+      ['err', 'error'],
+      ['fn', 'function'],
+      ['func', 'function'],
+      ['param', 'parameter'],
+      ['arg', 'argument'],
+      ['py', 'python'],
+      ['md', 'markdown'],
+      ['ui', 'user interface'],
+      ['perf', 'performance'],
+      ['doc', 'documentation'],
+      ['docs', 'documentation'],
+      ['e2e', 'end to end'],
+      ['os', 'operating system'],
+      ['vm', 'virtual machine'],
+      ['gh', 'github'],
+      ['infra', 'infrastructure'],
+      ['prod', 'production'],
+      ['dev', 'development'],
+      ['init', 'initialize'],
+      ['init', 'initialization'],
+      ['async', 'asynchronous'],
+      ['regex', 'regular expression'],
+      ['llm', 'large language model'],
+    ];
+    for (const [short, long] of pairs) {
+      it(`expands ${short} to ${long} and back`, () => {
+        const ownShort = [...new Set(tokenize(short))];
+        const ownLong = [...new Set(tokenize(long))];
+        const forward = group(expander, short);
+        assert.deepEqual(forward.slice(0, ownShort.length), ownShort);
+        includesAll(forward, ownLong, short);
+        const backward = group(expander, long);
+        assert.deepEqual(backward.slice(0, ownLong.length), ownLong);
+        includesAll(backward, ownShort, long);
+      });
+    }
+
+    it('has a curated list of reasonable size', () => {
+      const size = Object.keys(DEFAULT_SYNONYMS).length;
+      assert.ok(size >= 40 && size <= 100, `${size} entries`);
+    });
+
+    it('does not link equivalents of the same word to each other', () => {
+      assert.ok(!group(expander, 'authentication').includes('author'));
+    });
+  });
+
+  describe('groups', () => {
+    it('gives one group per query term, in order, own terms first', () => {
+      const groups = expander.expand('fix getUserName db');
+      assert.equal(groups.length, 3);
+      assert.deepEqual(groups[0], tokenize('fix'));
+      assert.deepEqual(groups[1], tokenize('getUserName'));
+      assert.deepEqual(groups[2]?.[0], 'db');
+    });
+
+    it('lines up with the terms tokenize gives the long forms', () => {
+      const groups = expander.expand('db config');
+      const expected = tokenize('database configuration');
+      assert.equal(groups.length, expected.length);
+      expected.forEach((term, index) => assert.ok(groups[index]?.includes(term), term));
+    });
+
+    it('has no duplicates in a group', () => {
+      for (const query of ['e2e', 'init', 'cfg config configuration', 'end to end', 'TypeScript ts']) {
+        for (const terms of expander.expand(query)) assert.equal(new Set(terms).size, terms.length, query);
+      }
+    });
+
+    it('matches case-insensitively and across inflections', () => {
+      includesAll(group(expander, 'TypeScript'), ['ts'], 'TypeScript');
+      includesAll(group(expander, 'DB'), tokenize('database'), 'DB');
+      includesAll(group(expander, 'Databases'), ['db'], 'Databases');
+      includesAll(group(expander, 'PRs'), tokenize('pull request'), 'PRs');
+      includesAll(group(expander, 'repos'), tokenize('repository'), 'repos');
+    });
+
+    it('recognizes a multi-word phrase as one term, by longest match', () => {
+      const [pullRequests, ...rest] = expander.expand('pull requests merged');
+      includesAll(pullRequests ?? [], ['pull', 'request', 'pr'], 'pull requests');
+      assert.deepEqual(rest, [tokenize('merged')]);
+      includesAll(group(expander, 'env var'), tokenize('environment variable'), 'env var');
+      includesAll(group(expander, 'command line interface'), ['cli'], 'command line interface');
+    });
+
+    it('drops stopwords from queries and from equivalents', () => {
+      assert.deepEqual(expander.expand('the db'), expander.expand('db'));
+      const e2e = group(expander, 'e2e');
+      assert.ok(e2e.includes('end') && !e2e.includes('to'));
+      assert.ok(group(expander, 'end to end').includes('e2e'));
+    });
+
+    it('keeps the stopwords of a query that has nothing else', () => {
+      assert.deepEqual(expander.expand('the'), [['the']]);
+      assert.deepEqual(expander.expand('to be'), [['to'], ['be']]);
+    });
+
+    it('passes other words through unchanged', () => {
+      assert.deepEqual(expander.expand('zebra crossing'), [tokenize('zebra'), tokenize('crossing')]);
+    });
+  });
+
+  describe('extra synonyms', () => {
+    it('adds entries that work both ways, multi-word ones too', () => {
+      const extra: SynonymMap = { rdbms: ['relational database'], 'Feature Flag': ['toggle'] };
+      const custom = new QueryExpander(extra);
+      includesAll(group(custom, 'RDBMS'), tokenize('relational database'), 'rdbms');
+      includesAll(group(custom, 'relational databases'), ['rdbm'], 'relational databases');
+      includesAll(group(custom, 'feature flags'), tokenize('toggle'), 'feature flags');
+      includesAll(group(custom, 'toggle'), tokenize('feature flag'), 'toggle');
+      includesAll(group(custom, 'db'), tokenize('database'), 'defaults kept');
+    });
+
+    it('replaces a default entry with the same normalized key', () => {
+      const custom = new QueryExpander({ PR: ['problem report'] });
+      const pr = group(custom, 'pr');
+      includesAll(pr, tokenize('problem report'), 'pr');
+      assert.ok(!pr.includes('pull'));
+      assert.equal(custom.expand('pull request').length, 2);
+    });
+
+    it('removes a default entry given an empty list', () => {
+      assert.deepEqual(new QueryExpander({ ts: [] }).expand('ts'), [tokenize('ts')]);
+    });
+
+    it('splits identifiers in equivalents as the tokenizer does', () => {
+      const custom = new QueryExpander({ login: ['signInUser'] });
+      includesAll(group(custom, 'login'), tokenize('signInUser'), 'login');
+      includesAll(group(custom, 'signInUser'), ['login'], 'signInUser');
+    });
+
+    it('tolerates malformed entries from settings', () => {
+      const junk = { a: 'b', c: [1, null, 'sea'], '': ['x'], '!!!': ['y'], z: ['!!!'] } as unknown as SynonymMap;
+      const custom = new QueryExpander(junk);
+      includesAll(group(custom, 'c'), ['sea'], 'c');
+      assert.deepEqual(custom.expand('z'), [tokenize('z')]);
+    });
+  });
+
+  describe('odd input', () => {
+    it('returns no groups for an empty, blank or punctuation-only query', () => {
+      for (const query of ['', '   ', '!!! ??? ...', '🚀🎉', '\u0000\ud800']) {
+        assert.deepEqual(expander.expand(query), [], JSON.stringify(query));
+      }
+    });
+
+    it('never throws, and every term fits the index alphabet', () => {
+      const queries = [
+        'a'.repeat(100_000),
+        'pull request db '.repeat(20_000),
+        '東京 pr ts '.repeat(10_000),
+        Array.from({ length: 2000 }, (_, i) => String.fromCodePoint((i * 7919) % 0x110000)).join(''),
+      ];
+      for (const query of queries) {
+        for (const terms of expander.expand(query)) {
+          assert.ok(terms.length > 0);
+          for (const term of terms) assert.match(term, TERM);
+        }
+      }
+    });
+  });
+});
