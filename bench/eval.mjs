@@ -62,7 +62,13 @@ export async function evaluateBeir(folder, options = {}) {
       await memory.knowledge.saveMany(
         corpus.slice(i, i + 2000).map((doc) => ({
           agentId: AGENT,
-          input: { content: [doc.title, doc.text].filter(Boolean).join('\n\n'), source: String(doc._id) },
+          // The title is part of the text (as BEIR's "flat" runs index it) and
+          // also the knowledge title, which search weighs like metadata.
+          input: {
+            content: [doc.title, doc.text].filter(Boolean).join('\n\n'),
+            ...(doc.title ? { title: doc.title } : {}),
+            source: String(doc._id),
+          },
         })),
       );
     }

@@ -42,6 +42,8 @@ export interface KnowledgeEntity extends EntityBase {
   type: 'knowledge';
   content: string;
   tags: string[];
+  /** The document's title or the chunk's heading path; searched with extra weight. */
+  title?: string;
   source?: string;
   chunkIndex?: number;
   version?: string;
@@ -96,6 +98,7 @@ export interface SkillInput {
 export interface KnowledgeInput {
   content: string;
   tags?: string[];
+  title?: string;
   source?: string;
   chunkIndex?: number;
   version?: string;

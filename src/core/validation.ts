@@ -99,6 +99,7 @@ const inputSchemas = {
   knowledge: z.strictObject({
     content,
     tags: tags.optional(),
+    title: z.string().max(1000).optional(),
     source: z.string().optional(),
     chunkIndex: z.number().int().nonnegative().optional(),
     version: z.string().optional(),

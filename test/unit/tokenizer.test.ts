@@ -214,13 +214,14 @@ describe('tokenizer', () => {
   describe('numbers and versions', () => {
     const cases: [string, string[]][] = [
       ['42', ['42']],
-      ['3.14', ['3_14', '3', '14']],
-      ['v1.2.3', ['v1_2_3', 'v1', 'v', '1', '2', '3']],
-      ['1.2.3-beta', ['1_2_3_beta', '1', '2', '3', 'beta']],
+      // One-character parts are dropped: the whole form keeps the exact match.
+      ['3.14', ['3_14', '14']],
+      ['v1.2.3', ['v1_2_3', 'v1']],
+      ['1.2.3-beta', ['1_2_3_beta', 'beta']],
       ['node22', ['node22', 'node', '22']],
       ['es2022', ['es2022', '2022']],
-      ['utf-8', ['utf_8', 'utf', '8']],
-      ['ipv4', ['ipv4', 'ipv', '4']],
+      ['utf-8', ['utf_8', 'utf']],
+      ['ipv4', ['ipv4', 'ipv']],
     ];
     for (const [text, expected] of cases) {
       it(`keeps ${text}`, () => {

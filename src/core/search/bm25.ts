@@ -85,8 +85,8 @@ export function bm25(
 
 /**
  * The score of an average-length document that contains each group once in
- * its content: relevance is measured against it, so 1 means "matches every
- * query word" on any store and any query.
+ * its content: relevance is measured against it, so it means the same on any
+ * store and for any query.
  */
 export function referenceScore(groups: readonly TermGroup[]): number {
   return groups.reduce((sum, group) => sum + group.idf, 0);

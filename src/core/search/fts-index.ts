@@ -1,5 +1,6 @@
 import type { Database, Row } from '../store/database';
 import type { VersionBody } from '../store/entity-store';
+import type { EntityType } from '../types';
 import { type SearchDocument, documentFor, documentLength } from './documents';
 
 /** Called by the entity store inside each write transaction, so the index never lags the data. */
@@ -28,12 +29,20 @@ export interface Candidate {
   doc: SearchDocument;
 }
 
+/** Which entities a search may return. */
+export interface IndexScope {
+  type: EntityType;
+  agentIds: readonly string[];
+  /** Undefined: any user. A string: that user's entities and those without a user. */
+  userId?: string;
+}
+
 const split = (value: unknown): string[] => (value ? String(value).split(' ') : []);
 
 function toCandidate(row: Row): Candidate {
   return {
     entityId: String(row.entity_id),
-    doc: { scope: split(row.scope), content: split(row.content), tags: split(row.tags), meta: split(row.meta) },
+    doc: { content: split(row.content), tags: split(row.tags), meta: split(row.meta) },
   };
 }
 
@@ -50,32 +59,28 @@ export class FtsIndex implements EntityIndexer {
     const doc = documentFor(body);
     if (!doc) return;
     const length = documentLength(doc);
-    const columns = [doc.scope, doc.content, doc.tags, doc.meta].map((terms) => terms.join(' '));
+    const columns = [doc.content, doc.tags, doc.meta].map((terms) => terms.join(' '));
     const { lastInsertRowid } = this.db.run(
-      'INSERT INTO search_docs (entity_id, scope, content, tags, meta, length) VALUES (?, ?, ?, ?, ?, ?)',
+      `INSERT INTO search_docs (entity_id, type, agent_id, user_id, length, content, tags, meta)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       entityId,
-      ...columns,
+      body.type,
+      body.agentId,
+      body.userId ?? null,
       length,
-    );
-    this.db.run(
-      'INSERT INTO search_fts (rowid, scope, content, tags, meta) VALUES (?, ?, ?, ?, ?)',
-      lastInsertRowid,
       ...columns,
     );
+    this.db.run('INSERT INTO search_fts (rowid, content, tags, meta) VALUES (?, ?, ?, ?)', lastInsertRowid, ...columns);
     this.db.run('UPDATE search_stats SET docs = docs + 1, terms = terms + ? WHERE id = 1', length);
   }
 
   remove(entityId: string): void {
-    const row = this.db.get(
-      'SELECT rowid, scope, content, tags, meta, length FROM search_docs WHERE entity_id = ?',
-      entityId,
-    );
+    const row = this.db.get('SELECT rowid, content, tags, meta, length FROM search_docs WHERE entity_id = ?', entityId);
     if (!row) return;
     // An external-content FTS5 table forgets a row when told its old values.
     this.db.run(
-      "INSERT INTO search_fts (search_fts, rowid, scope, content, tags, meta) VALUES ('delete', ?, ?, ?, ?, ?)",
+      "INSERT INTO search_fts (search_fts, rowid, content, tags, meta) VALUES ('delete', ?, ?, ?, ?)",
       Number(row.rowid),
-      String(row.scope),
       String(row.content),
       String(row.tags),
       String(row.meta),
@@ -90,20 +95,30 @@ export class FtsIndex implements EntityIndexer {
     this.db.run('UPDATE search_stats SET docs = 0, terms = 0 WHERE id = 1');
   }
 
-  /** The best `limit` rows for an FTS5 MATCH expression by FTS5's weighted BM25, with their terms. */
-  candidates(match: string, weights: ColumnWeights, limit: number): Candidate[] {
+  /**
+   * The best `limit` rows in the scope for an FTS5 MATCH expression, by
+   * FTS5's weighted BM25, with their terms. The scope is checked on
+   * search_docs before anything is ranked; the terms are read only for the
+   * rows that made the cut.
+   */
+  candidates(match: string, scope: IndexScope, weights: ColumnWeights, limit: number): Candidate[] {
+    const agents = scope.agentIds.map(() => '?').join(', ');
+    const user = scope.userId === undefined ? '' : ' AND (s.user_id = ? OR s.user_id IS NULL)';
     return this.db
       .all(
-        // Rank and cut inside the subquery: joined first, SQLite would fetch
-        // the stored terms of every match before sorting.
-        `SELECT d.entity_id, d.scope, d.content, d.tags, d.meta
-         FROM (SELECT rowid, bm25(search_fts, 0.0, ?, ?, ?) AS rank FROM search_fts
-               WHERE search_fts MATCH ? ORDER BY rank LIMIT ?) f
-         JOIN search_docs d ON d.rowid = f.rowid ORDER BY f.rank`,
+        `SELECT d.entity_id, d.content, d.tags, d.meta
+         FROM (SELECT f.rowid AS id, bm25(search_fts, ?, ?, ?) AS rank
+               FROM search_fts f JOIN search_docs s ON s.rowid = f.rowid
+               WHERE search_fts MATCH ? AND s.type = ? AND s.agent_id IN (${agents})${user}
+               ORDER BY rank LIMIT ?) r
+         JOIN search_docs d ON d.rowid = r.id ORDER BY r.rank`,
         weights.content,
         weights.tags,
         weights.meta,
         match,
+        scope.type,
+        ...scope.agentIds,
+        ...(scope.userId === undefined ? [] : [scope.userId]),
         limit,
       )
       .map(toCandidate);

@@ -2,9 +2,9 @@ import type { Bm25Parameters } from './bm25';
 import type { ColumnWeights } from './fts-index';
 
 /**
- * How a search result's score is made: relevance (our BM25 divided by the
- * score of a document that matches every query word once, so it is on the
- * same 0..1 scale for any query and store, and thresholds mean something)
+ * How a search result's score is made: relevance (our BM25 measured against
+ * the score of a document that matches every query word once, so it is on
+ * the same 0..1 scale for any query and store, and thresholds mean something)
  * plus tag overlap (Jaccard), then multiplied by a recency factor and a
  * capped access boost.
  */
@@ -27,10 +27,10 @@ export interface ScoringOptions {
   /** Smallest candidate pool FTS5 hands over for rescoring. */
   candidates: number;
   /**
-   * Terms in more than this share of documents only score documents that
-   * also match a rarer query term (when the query has one).
+   * How many documents (summed over query terms) FTS5 may match before the
+   * most common query terms stop widening the match and only add to scores.
    */
-  commonTermCutoff: number;
+  matchBudget: number;
 }
 
 export const DEFAULT_SCORING: ScoringOptions = {
@@ -43,13 +43,13 @@ export const DEFAULT_SCORING: ScoringOptions = {
   columns: { content: 1, tags: 2, meta: 1.5 },
   bm25: { k1: 1.2, b: 0.75 },
   candidates: 100,
-  commonTermCutoff: 0.05,
+  matchBudget: 1000,
 };
 
 export interface ScoreExplanation {
   /** Our BM25 (column-weighted, Lucene idf). */
   bm25: number;
-  /** BM25 over the reference score for this query, 0..1. */
+  /** BM25 against the reference score for this query, 0..1 (0.63: every query word once, in a document of average length). */
   relevance: number;
   /** Jaccard index of query words and tags, 0..1. */
   tagOverlap: number;

@@ -1,7 +1,6 @@
-import type { Entity, EntityType } from '../types';
-import { bm25, referenceScore, slotsOf, termGroups } from './bm25';
-import { NO_USER_TOKEN, agentToken, typeToken, userToken } from './documents';
-import type { FtsIndex } from './fts-index';
+import type { Entity } from '../types';
+import { type TermGroup, bm25, referenceScore, slotsOf, termGroups } from './bm25';
+import type { Candidate, FtsIndex, IndexScope } from './fts-index';
 import { type ScoreExplanation, type ScoringOptions, scoreResult } from './scoring';
 import type { QueryExpander } from './synonyms';
 
@@ -21,12 +20,7 @@ export interface SearchResult<E extends Entity = Entity> {
   explain?: ScoreExplanation;
 }
 
-export interface SearchScope {
-  type: EntityType;
-  agentIds: readonly string[];
-  /** Undefined: any user. A string: that user's entities and those without a user. */
-  userId?: string;
-}
+export type SearchScope = IndexScope;
 
 /** What the searcher needs from the store: live entities with their read counts. */
 export interface EntityReader {
@@ -58,16 +52,7 @@ export class Searcher {
     const stats = this.index.stats();
     const frequencies = this.index.documentFrequencies(terms);
     const weighted = termGroups(groups, frequencies, stats.docs);
-    // Common terms only add to the score of documents that match a rarer one
-    // (Lucene's "common terms" query): matching every document that says
-    // "service" or "time" would cost far more than it could ever rank well.
-    const rare = weighted.filter((group) => group.df <= this.scoring.commonTermCutoff * stats.docs);
-    const matching = [...new Set((rare.length ? rare : weighted).flatMap((group) => group.terms))].filter((term) =>
-      frequencies.has(term),
-    );
-    if (matching.length === 0) return [];
-    const match = `${scopeFilter(scope)} AND {content tags meta}: (${matching.map(quote).join(' OR ')})`;
-    const pool = this.index.candidates(match, this.scoring.columns, Math.max(limit * 4, this.scoring.candidates));
+    const pool = this.candidates(scope, weighted, frequencies, Math.max(limit * 4, this.scoring.candidates), limit);
     if (pool.length === 0) return [];
 
     const reference = referenceScore(weighted);
@@ -77,7 +62,7 @@ export class Searcher {
       return {
         entityId,
         raw,
-        relevance: reference > 0 ? Math.min(1, raw / reference) : 0,
+        relevance: relevanceOf(raw, reference),
         tagOverlap: tagOverlap(groups, doc.tags),
       };
     });
@@ -117,6 +102,83 @@ export class Searcher {
     }
     return results.sort((a, b) => b.score - a.score).slice(0, limit);
   }
+
+  /**
+   * The candidate pool: documents matching the query's terms within the
+   * match budget. When even the rarest word is too common to match on its
+   * own (every word of the query is everywhere), the documents containing
+   * all of its words come first, topped up from the rarest word if they are
+   * too few.
+   */
+  private candidates(
+    scope: SearchScope,
+    groups: readonly TermGroup[],
+    frequencies: Map<string, number>,
+    size: number,
+    limit: number,
+  ): Candidate[] {
+    const present = groups.filter((group) => group.df > 0);
+    if (present.length === 0) return [];
+    const rarest = Math.min(...present.map((group) => group.df));
+    if (rarest <= this.scoring.matchBudget || present.length === 1) {
+      return this.index.candidates(
+        anyOf(matchingTerms(present, frequencies, this.scoring.matchBudget)),
+        scope,
+        this.scoring.columns,
+        size,
+      );
+    }
+    const all = present.map((group) => `(${anyOf(group.terms.filter((term) => frequencies.has(term)))})`).join(' AND ');
+    const pool = this.index.candidates(all, scope, this.scoring.columns, size);
+    if (pool.length >= limit) return pool;
+    const seen = new Set(pool.map((candidate) => candidate.entityId));
+    const rarestGroup = present.find((group) => group.df === rarest)!;
+    const more = this.index.candidates(
+      anyOf(rarestGroup.terms.filter((term) => frequencies.has(term))),
+      scope,
+      this.scoring.columns,
+      size,
+    );
+    return [...pool, ...more.filter((candidate) => !seen.has(candidate.entityId))].slice(0, size);
+  }
+}
+
+/**
+ * BM25 mapped onto 0..1 against the reference score (a document of average
+ * length containing each query word once scores 0.63), smoothly rather than
+ * clamped, so documents that beat the reference keep their order.
+ */
+export function relevanceOf(bm25Score: number, reference: number): number {
+  return reference > 0 ? 1 - Math.exp(-bm25Score / reference) : 0;
+}
+
+/** An FTS5 MATCH for documents containing any of the terms. */
+function anyOf(terms: readonly string[]): string {
+  return terms.map(quote).join(' OR ');
+}
+
+/**
+ * The terms FTS5 should match: every query term while their documents add up
+ * to at most `budget`; past that, the rarest first, and the common ones only
+ * add to the score of documents that match a rarer one (as Lucene's "common
+ * terms" query does). On a large store, matching every document that says
+ * "service" or "time" costs far more than it could ever rank well; on a
+ * small one the budget is never reached and matching is exact.
+ */
+export function matchingTerms(
+  groups: readonly TermGroup[],
+  frequencies: Map<string, number>,
+  budget: number,
+): string[] {
+  const byRarity = [...groups].filter((group) => group.df > 0).sort((a, b) => a.df - b.df);
+  const chosen: string[] = [];
+  let postings = 0;
+  for (const group of byRarity) {
+    if (chosen.length > 0 && postings + group.df > budget) break;
+    postings += group.df;
+    for (const term of group.terms) if (frequencies.has(term) && !chosen.includes(term)) chosen.push(term);
+  }
+  return chosen;
 }
 
 /** Jaccard index between the query's words (a synonym group counts once) and the tags. */
@@ -129,11 +191,4 @@ export function tagOverlap(groups: readonly (readonly string[])[], tags: readonl
 
 function quote(term: string): string {
   return `"${term.replace(/"/g, '""')}"`;
-}
-
-function scopeFilter(scope: SearchScope): string {
-  const agents = scope.agentIds.map(agentToken);
-  const parts = [typeToken(scope.type), agents.length === 1 ? agents[0] : `(${agents.join(' OR ')})`];
-  if (scope.userId !== undefined) parts.push(`(${userToken(scope.userId)} OR ${NO_USER_TOKEN})`);
-  return `scope: (${parts.join(' AND ')})`;
 }

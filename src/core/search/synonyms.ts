@@ -18,7 +18,6 @@ export const DEFAULT_SYNONYMS: SynonymMap = {
   ts: ['typescript'],
   js: ['javascript'],
   py: ['python'],
-  rb: ['ruby'],
   md: ['markdown'],
   k8s: ['kubernetes'],
   db: ['database'],
@@ -56,7 +55,6 @@ export const DEFAULT_SYNONYMS: SynonymMap = {
   ctx: ['context'],
   req: ['request'],
   resp: ['response'],
-  btn: ['button'],
   lib: ['library'],
   pkg: ['package'],
   src: ['source'],
@@ -153,12 +151,18 @@ export class QueryExpander {
     const groups: string[][] = [];
     for (let start = 0; start < words.length;) {
       const phrase = this.longestMatch(words, start);
-      const terms = new Set<string>();
+      const own = new Set<string>();
       for (const word of words.slice(start, start + phrase.length)) {
-        for (const term of onlyStopwords ? tokenize(word.text) : word.own) terms.add(term);
+        for (const term of onlyStopwords ? tokenize(word.text) : word.own) own.add(term);
       }
-      for (const term of phrase.equivalents) terms.add(term);
-      if (terms.size > 0) groups.push([...terms]);
+      // The first term stands for the word and takes its equivalents; the
+      // rest (the parts of an identifier, the other words of a phrase) are
+      // terms of their own, scored as such.
+      const [first, ...rest] = [...own];
+      const equivalents = phrase.equivalents.filter((term) => !own.has(term));
+      if (first !== undefined) groups.push([first, ...equivalents]);
+      else if (equivalents.length) groups.push(equivalents);
+      for (const term of rest) groups.push([term]);
       start += phrase.length;
     }
     return groups;

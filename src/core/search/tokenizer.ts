@@ -231,10 +231,12 @@ function pushWhole(terms: string[], term: string): void {
   if (term !== '' && term.length <= MAX_TERM_LENGTH) terms.push(term);
 }
 
-// Parts lose their stopwords as words do ("isValid" gives "valid"); the
+// Parts lose their stopwords as words do ("isValid" gives "valid"), and
+// one-character parts ("1" of "ALDH1", "p" of "PrP", "3" of "1.2.3") are
+// dropped: as terms they match nearly everything and mostly add noise. The
 // identifier as written stays findable through its whole.
 function pushPart(terms: string[], part: string): void {
-  if (!STOPWORDS.has(part) && part.length <= MAX_TERM_LENGTH) terms.push(stem(part));
+  if (part.length > 1 && !STOPWORDS.has(part) && part.length <= MAX_TERM_LENGTH) terms.push(stem(part));
 }
 
 // Lower-casing can itself add a combining mark ("İ" becomes "i" + U+0307),
