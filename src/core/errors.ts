@@ -19,7 +19,8 @@ export type MemoryErrorCode =
   | 'STORE_BUSY'
   | 'STORE_CLOSED'
   | 'STORE_INCOMPATIBLE'
-  | 'SQLITE_UNAVAILABLE';
+  | 'SQLITE_UNAVAILABLE'
+  | 'EMBEDDER_UNAVAILABLE';
 
 export class MemoryError extends Error {
   override readonly name = 'MemoryError';

@@ -6,6 +6,8 @@ export interface MemoryEvents {
   'entity:delete': { entityId: string; entityType: EntityType; commit: CommitInfo };
   /** The whole state was replaced (snapshot restore) or bulk-loaded (import). */
   'store:replaced': { reason: 'restore' | 'import'; snapshotId?: string };
+  /** Something worked only in part (an unreachable embedder, say); nothing was lost. */
+  warning: { message: string };
 }
 
 export type MemoryEventName = keyof MemoryEvents;

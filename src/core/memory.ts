@@ -22,7 +22,10 @@ import { type RecallOptions, type RecallResult, recall } from './recall/recall';
 import { type SnapshotInfo, Snapshots } from './snapshots';
 import { FtsIndex } from './search/fts-index';
 import { DEFAULT_SCORING, type ScoringOptions } from './search/scoring';
+import { Embeddings, HybridSearch } from './search/hybrid';
 import { Searcher } from './search/searcher';
+import { VectorIndex } from './search/vectors';
+import type { Embedder } from './ai/embedder';
 import { QueryExpander, type SynonymMap } from './search/synonyms';
 import { Database } from './store/database';
 import { EntityStore } from './store/entity-store';
@@ -48,6 +51,13 @@ export interface MemoryOptions {
   synonyms?: SynonymMap;
   /** Similarity (0..1) from which saveOrUpdate updates an existing entity instead of adding one. Default 0.7. */
   dedupThreshold?: number;
+  /**
+   * Turns on hybrid search: entities are embedded as they are written, and
+   * searches fuse keyword and vector results. Off when left out.
+   */
+  embedder?: Embedder;
+  /** Where non-fatal problems go (an unreachable embedder, say); default: console.warn. Also emitted as `warning`. */
+  onWarning?: (message: string) => void;
 }
 
 export const STORE_FILE = 'memory.db';
@@ -70,20 +80,35 @@ export class Memory {
   private readonly middleware = new MiddlewarePipeline();
   private readonly snapshots: Snapshots;
 
+  /** Embedding backfill and status; undefined unless Memory.open got an embedder. */
+  readonly embeddings: Embeddings | undefined;
+
   private constructor(
     readonly dir: string,
     private readonly db: Database,
     private readonly store: EntityStore,
     searcher: Searcher,
     dedupThreshold: number,
-    onHandlerError: (error: unknown, event: MemoryEventName) => void,
+    options: MemoryOptions,
   ) {
-    this.events = new EventBus(onHandlerError);
+    this.events = new EventBus(
+      options.onHandlerError ??
+        ((error, event) => console.error(`Workspace Memory: a ${event} handler failed:`, error)),
+    );
+    const warn = (message: string) => {
+      (options.onWarning ?? console.warn)(message);
+      this.events.emit('warning', { message });
+    };
+    const vectors = new VectorIndex(db);
+    this.embeddings = options.embedder ? new Embeddings(db, vectors, options.embedder, warn) : undefined;
+    const hybrid = new HybridSearch(searcher, vectors, store, this.embeddings, warn);
     const ctx: CollectionContext = {
       store,
       events: this.events,
       middleware: this.middleware,
       searcher,
+      search: (scope, query, limit, searchOptions) => hybrid.search(scope, query, limit, searchOptions),
+      embeddings: this.embeddings,
       dedupThreshold,
     };
     this.memories = new MemoryCollection(ctx, 'memory');
@@ -125,10 +150,7 @@ export class Memory {
       db.close();
       throw new MemoryError('INVALID_INPUT', `dedupThreshold must be above 0 and at most 1 (got ${dedupThreshold}).`);
     }
-    const onError =
-      options.onHandlerError ??
-      ((error, event) => console.error(`Workspace Memory: a ${event} handler failed:`, error));
-    return new Memory(dir, db, store, searcher, dedupThreshold, onError);
+    return new Memory(dir, db, store, searcher, dedupThreshold, options);
   }
 
   /** The collection that holds entities of `type`. */

@@ -98,6 +98,8 @@ export class Snapshots {
         }
         // The full-text index is contentless (it cannot be copied row by row): rebuild it.
         this.store.reindex();
+        // Vectors came back with the snapshot: caches of other processes are stale.
+        this.db.run('UPDATE vector_generation SET generation = generation + 1 WHERE id = 1');
         this.store.audit('restore', null, [], { snapshot: id });
       });
     } catch (error) {

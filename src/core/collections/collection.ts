@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { MemoryError } from '../errors';
 import type { EventBus } from '../events';
 import type { MiddlewarePipeline } from '../middleware';
-import type { Searcher } from '../search/searcher';
+import type { Embeddings } from '../search/hybrid';
+import type { SearchOptions, SearchResult, SearchScope, Searcher } from '../search/searcher';
 import type { EntityStore, VersionBody } from '../store/entity-store';
 import { bodyOf, entityFromBody } from '../store/entity-store';
+import { canonicalJson } from '../store/hashing';
 import type {
   CommitInfo,
   Entity,
@@ -24,7 +26,12 @@ export interface CollectionContext {
   store: EntityStore;
   events: EventBus;
   middleware: MiddlewarePipeline;
+  /** Keyword search (deduplication uses it directly). */
   searcher: Searcher;
+  /** The search collections answer with: keyword, or hybrid when embeddings are on. */
+  search(scope: SearchScope, query: string, limit: number, options: SearchOptions): Promise<SearchResult[]>;
+  /** Present when an embedder is configured: writes then carry vectors. */
+  embeddings?: Embeddings;
   /** Similarity (0..1) at which saveOrUpdate treats new content as a duplicate. */
   dedupThreshold: number;
 }
@@ -106,6 +113,8 @@ export class Collection<T extends EntityType> {
       }
       planned.push({ id, body: transformed === draft ? body : this.revalidate(transformed) });
     }
+    const vectors = (await this.ctx.embeddings?.forBodies(planned.flatMap((plan) => (plan ? [plan.body] : [])))) ?? [];
+    const vectorOf = new Map(planned.filter((plan) => plan !== null).map((plan, index) => [plan, vectors[index]]));
     const results = this.ctx.store.db.transaction(() => {
       const written = planned.map((plan) => {
         if (!plan) return null;
@@ -120,6 +129,8 @@ export class Collection<T extends EntityType> {
           time,
           fresh: !existing,
         });
+        const vector = vectorOf.get(plan);
+        if (vector && written.changed) this.ctx.embeddings?.store(target, plan.body, written.objectSeq, vector);
         return { ...written, existing };
       });
       const changed = written.flatMap((result) => (result?.changed ? [result.entity.id] : []));
@@ -161,12 +172,19 @@ export class Collection<T extends EntityType> {
     const transformed = await this.ctx.middleware.beforeUpdate(current, changes);
     if (!transformed) throw new MemoryError('CANCELLED', `A middleware cancelled the update of ${id}.`);
     if (transformed !== changes) changes = validateInput(this.type, transformed, true) as Record<string, unknown>;
+    const expected = { ...bodyOf(current), ...changes } as VersionBody;
+    validateInput(this.type, inputOf(entityFromBody(id, expected, '', '')));
+    const [vector] = (await this.ctx.embeddings?.forBodies([expected])) ?? [];
     const written = this.ctx.store.db.transaction(() => {
       // Re-read inside the transaction: another process may have written since.
       const latest = this.requireLive(id);
       const body = { ...bodyOf(latest), ...changes } as VersionBody;
       validateInput(this.type, inputOf(entityFromBody(id, body, '', '')));
       const result = this.ctx.store.write({ id, body, op: 'update', message: `update ${this.type}` });
+      // The vector was made before the transaction; it fits only if nobody wrote in between.
+      if (vector && result.changed && canonicalJson(body) === canonicalJson(expected)) {
+        this.ctx.embeddings?.store(id, body, result.objectSeq, vector);
+      }
       if (result.changed) this.ctx.store.audit('update', this.type, [id]);
       return { ...result, previous: latest };
     });

@@ -19,17 +19,17 @@ const MAX_QUERY_LENGTH = 10_000;
 
 /** Search and near-duplicate detection shared by memories, skills and knowledge. */
 export abstract class SearchableCollection<T extends SearchableType> extends Collection<T> {
-  protected runSearch(
+  protected async runSearch(
     scope: SearchScope,
     query: string,
     limit: number,
     options: SearchOptions,
-  ): SearchResult<EntityByType[T]>[] {
+  ): Promise<SearchResult<EntityByType[T]>[]> {
     if (typeof query !== 'string') throw new MemoryError('INVALID_INPUT', 'The search query must be a string.');
     if (query.length > MAX_QUERY_LENGTH) {
       throw new MemoryError('INVALID_INPUT', `The search query is longer than ${MAX_QUERY_LENGTH} characters.`);
     }
-    return this.ctx.searcher.search(scope, query, assertLimit(limit), options) as SearchResult<EntityByType[T]>[];
+    return (await this.ctx.search(scope, query, assertLimit(limit), options)) as SearchResult<EntityByType[T]>[];
   }
 
   protected scope(agentId: string, userId: string | undefined, includeShared = false): SearchScope {

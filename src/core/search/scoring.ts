@@ -46,6 +46,15 @@ export const DEFAULT_SCORING: ScoringOptions = {
   matchBudget: 1000,
 };
 
+/** Where a hybrid result stood in each list before Reciprocal Rank Fusion. */
+export interface FusionExplanation {
+  bm25Rank?: number;
+  vectorRank?: number;
+  /** Cosine similarity of the query's and the entity's vectors. */
+  similarity?: number;
+  rrf: number;
+}
+
 export interface ScoreExplanation {
   /** Our BM25 (column-weighted, Lucene idf). */
   bm25: number;
@@ -58,6 +67,8 @@ export interface ScoreExplanation {
   /** Multiplier from past reads, between 1 and maxAccessBoost. */
   access: number;
   score: number;
+  /** Hybrid search only. The keyword parts are 0 for a result found by its vector alone. */
+  fusion?: FusionExplanation;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -52,6 +52,8 @@ export interface WriteResult {
   commit: CommitInfo;
   /** False when the body equals the current version: no commit was made. */
   changed: boolean;
+  /** The row of the entity's current object. */
+  objectSeq: number;
 }
 
 export function commitHash(commit: Omit<CommitInfo, 'hash'>): string {
@@ -208,6 +210,7 @@ export class EntityStore {
           entity: entityFromBody(request.id, request.body, createdAt, ref.updatedAt),
           commit: head.commit,
           changed: false,
+          objectSeq: ref.objectSeq ?? 0,
         };
       }
     }
@@ -238,7 +241,12 @@ export class EntityStore {
       typeof request.body.conversationId === 'string' ? request.body.conversationId : null,
     );
     this.indexer.index(request.id, request.body, request.fresh === true);
-    return { entity: entityFromBody(request.id, request.body, createdAt, commit.time), commit, changed: true };
+    return {
+      entity: entityFromBody(request.id, request.body, createdAt, commit.time),
+      commit,
+      changed: true,
+      objectSeq,
+    };
   }
 
   /** Stores an object once; returns its row whether it was new or already there. */

@@ -4,7 +4,7 @@ import type { Database } from './database';
 export const SCHEMA_VERSION = 1;
 
 /** Tables that together are the store's state; snapshots copy exactly these. */
-export const STATE_TABLES = ['objects', 'commits', 'refs', 'access'] as const;
+export const STATE_TABLES = ['objects', 'commits', 'refs', 'access', 'vectors'] as const;
 
 const V1 = `
 -- Objects and commits are appended in row order and point at each other by
@@ -89,6 +89,26 @@ CREATE TABLE search_stats (
   terms INTEGER NOT NULL
 );
 INSERT INTO search_stats (id, docs, terms) VALUES (1, 0, 0);
+
+-- Optional embeddings (hybrid search). A vector belongs to one version of an
+-- entity (object_seq) and one model: a vector whose entity has changed since,
+-- or that another model made, is never used, and backfill replaces it.
+CREATE TABLE vectors (
+  entity_id TEXT PRIMARY KEY,
+  type TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  user_id TEXT,
+  object_seq INTEGER NOT NULL,
+  model TEXT NOT NULL,
+  dims INTEGER NOT NULL,
+  vector BLOB NOT NULL
+) WITHOUT ROWID;
+-- Bumped by every vector write, so a process knows when its cached copy is old.
+CREATE TABLE vector_generation (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  generation INTEGER NOT NULL
+);
+INSERT INTO vector_generation (id, generation) VALUES (1, 0);
 
 -- Append-only log of operations; only cleanup({ maxAuditLines }) trims it.
 CREATE TABLE audit (
