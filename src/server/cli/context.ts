@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
+import { OpenAiCompatibleEmbedder } from '../../core/ai/embedder';
 import { Memory } from '../../core/memory';
 import { MemoryError } from '../../core/errors';
 
@@ -54,7 +55,11 @@ export async function withMemory<T>(
       `No store in ${path.resolve(options.dir)}; run \`workspace-memory init --dir ${options.dir}\` first.`,
     );
   }
-  const memory = await Memory.open({ dir: options.dir });
+  const memory = await Memory.open({
+    dir: options.dir,
+    embedder: embedderFromEnvironment(),
+    onWarning: (message) => process.stderr.write(`workspace-memory: warning: ${message}\n`),
+  });
   try {
     return await work(memory);
   } finally {
@@ -96,4 +101,19 @@ export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Hybrid search is on when WORKSPACE_MEMORY_EMBED_URL and
+ * WORKSPACE_MEMORY_EMBED_MODEL name an OpenAI-compatible embeddings endpoint
+ * (WORKSPACE_MEMORY_EMBED_KEY if it needs one).
+ */
+export function embedderFromEnvironment(): OpenAiCompatibleEmbedder | undefined {
+  const url = process.env.WORKSPACE_MEMORY_EMBED_URL;
+  const model = process.env.WORKSPACE_MEMORY_EMBED_MODEL;
+  if (!url && !model) return undefined;
+  if (!url || !model) {
+    throw new MemoryError('INVALID_INPUT', 'Set both WORKSPACE_MEMORY_EMBED_URL and WORKSPACE_MEMORY_EMBED_MODEL to use embeddings.');
+  }
+  return new OpenAiCompatibleEmbedder({ url, model, apiKey: process.env.WORKSPACE_MEMORY_EMBED_KEY });
 }

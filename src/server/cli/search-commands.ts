@@ -89,6 +89,32 @@ export function registerSearchCommands(program: Command): void {
       },
     );
 
+  withStoreOptions(program.command('embed'))
+    .description('add embeddings to everything that lacks them (needs WORKSPACE_MEMORY_EMBED_URL and _MODEL); Ctrl-C stops')
+    .option('--batch <n>', 'entities per request', parseInteger('--batch'), 32)
+    .action(async (options: GlobalOptions & { batch: number }) => {
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      process.once('SIGINT', stop);
+      try {
+        const report = await withMemory(options, async (memory) => {
+          if (!memory.embeddings) {
+            throw new MemoryError('INVALID_INPUT', 'No embedder: set WORKSPACE_MEMORY_EMBED_URL and WORKSPACE_MEMORY_EMBED_MODEL.');
+          }
+          return memory.embeddings.backfill({
+            batchSize: options.batch,
+            signal: controller.signal,
+            onProgress: ({ done, total }) => process.stderr.write(`\rembedded ${done} of ${total}`),
+          });
+        });
+        process.stderr.write('\n');
+        if (options.json) printJson(report);
+        else print(`${report.cancelled ? 'stopped' : 'done'}: embedded ${report.embedded} with ${report.model}, ${report.remaining} left, ${report.pruned} old vectors removed`);
+      } finally {
+        process.off('SIGINT', stop);
+      }
+    });
+
   withStoreOptions(program.command('reindex'))
     .description('rebuild the full-text index from the stored entities')
     .action(async (options: GlobalOptions) => {
