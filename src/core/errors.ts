@@ -20,7 +20,7 @@ export type MemoryErrorCode =
   | 'STORE_CLOSED'
   | 'STORE_INCOMPATIBLE'
   | 'SQLITE_UNAVAILABLE'
-  | 'EMBEDDER_UNAVAILABLE';
+  | 'AI_UNAVAILABLE';
 
 export class MemoryError extends Error {
   override readonly name = 'MemoryError';

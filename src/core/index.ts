@@ -22,6 +22,9 @@ export type { RecallOptions, RecallResult, RecallItem, RecallCollection } from '
 export { OpenAiCompatibleEmbedder, type Embedder, type OpenAiCompatibleEmbedderOptions } from './ai/embedder';
 export type { Embeddings, BackfillOptions, BackfillReport } from './search/hybrid';
 export type { FusionExplanation } from './search/scoring';
+export type { AiProvider, ChatMessage, OpenAiCompatibleChatOptions } from './ai/provider';
+export { OpenAiCompatibleChat } from './ai/provider';
+export type { Rag, SyncOptions, SyncReport, RagQueryResult, RagStatus } from './rag/rag';
 export { LIMITS } from './validation';
 export { sqliteAvailable } from './sqlite';
 export * from './types';

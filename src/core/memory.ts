@@ -18,6 +18,8 @@ import {
 } from './maintenance';
 import { type Middleware, MiddlewarePipeline } from './middleware';
 import { type ExportData, type ImportOptions, type ImportReport, exportState, importState } from './portable';
+import { Rag } from './rag/rag';
+import { chunkCounts, chunksOf, fileStamps, saveStamps } from './rag/state';
 import { type RecallOptions, type RecallResult, recall } from './recall/recall';
 import { type SnapshotInfo, Snapshots } from './snapshots';
 import { FtsIndex } from './search/fts-index';
@@ -82,6 +84,8 @@ export class Memory {
 
   /** Embedding backfill and status; undefined unless Memory.open got an embedder. */
   readonly embeddings: Embeddings | undefined;
+  /** Workspace documents as searchable knowledge: ingest, sync, query, status. */
+  readonly rag: Rag;
 
   private constructor(
     readonly dir: string,
@@ -117,6 +121,16 @@ export class Memory {
     this.sessions = new SessionCollection(ctx, 'session');
     this.profiles = new ProfileCollection(ctx, 'profile');
     this.snapshots = new Snapshots(db, store, path.join(dir, 'snapshots'));
+    this.rag = new Rag({
+      saveChunks: async (agentId, inputs) => void (await this.knowledge.saveMany(inputs.map((input) => ({ agentId, input })))),
+      updateChunk: async (id, input) => void (await this.knowledge.update(id, input)),
+      deleteChunks: async (ids) => void (await this.knowledge.deleteMany(ids)),
+      chunksOf: (agentId, source) => chunksOf(db, agentId, source),
+      chunkCounts: (agentId) => chunkCounts(db, agentId),
+      stamps: (agentId) => fileStamps(db, agentId),
+      saveStamps: (agentId, stamps, removed) => saveStamps(db, agentId, stamps, removed, store.timestamp()),
+      search: (agentId, query, limit) => this.knowledge.search(agentId, query, limit),
+    });
   }
 
   static async open(options: MemoryOptions): Promise<Memory> {

@@ -48,6 +48,11 @@ export interface KnowledgeEntity extends EntityBase {
   chunkIndex?: number;
   version?: string;
   questions?: string[];
+  /** Document chunks: the headings above the chunk, its lines in the file, and the file's SHA-256. */
+  headingPath?: string[];
+  startLine?: number;
+  endLine?: number;
+  sourceHash?: string;
 }
 
 export interface SessionMessage {
@@ -103,6 +108,10 @@ export interface KnowledgeInput {
   chunkIndex?: number;
   version?: string;
   questions?: string[];
+  headingPath?: string[];
+  startLine?: number;
+  endLine?: number;
+  sourceHash?: string;
 }
 export interface SessionInput {
   content?: string;

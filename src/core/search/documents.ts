@@ -7,7 +7,7 @@ export interface SearchDocument {
   content: string[];
   /** Distinct stemmed tag terms. */
   tags: string[];
-  /** Title, category, status, source path, questions, conversation. */
+  /** Title, heading path, category, status, source path, questions, conversation. */
   meta: string[];
 }
 
@@ -25,9 +25,15 @@ export function documentFor(body: VersionBody): SearchDocument | null {
   const messages = Array.isArray(body.messages)
     ? (body.messages as { content?: unknown }[]).map((message) => text(message.content))
     : [];
-  const meta = [body.title, body.category, body.status, body.source, text(body.questions), body.conversationId].map(
-    text,
-  );
+  const meta = [
+    body.title,
+    text(body.headingPath),
+    body.category,
+    body.status,
+    body.source,
+    text(body.questions),
+    body.conversationId,
+  ].map(text);
   return {
     content: tokenize([text(body.content), ...messages].join('\n')),
     tags: [...new Set(tokenize(text(body.tags)))],

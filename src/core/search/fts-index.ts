@@ -5,7 +5,8 @@ import { type SearchDocument, documentFor, documentLength } from './documents';
 
 /** Called by the entity store inside each write transaction, so the index never lags the data. */
 export interface EntityIndexer {
-  index(entityId: string, body: VersionBody, fresh: boolean): void;
+  /** Returns whether the entity is searchable (profiles, for one, are not). */
+  index(entityId: string, body: VersionBody, fresh: boolean): boolean;
   remove(entityId: string): void;
   /** Drops every row; `index` is then called for each live entity. */
   clear(): void;
@@ -54,10 +55,10 @@ function toCandidate(row: Row): Candidate {
 export class FtsIndex implements EntityIndexer {
   constructor(private readonly db: Database) {}
 
-  index(entityId: string, body: VersionBody, fresh: boolean): void {
+  index(entityId: string, body: VersionBody, fresh: boolean): boolean {
     if (!fresh) this.remove(entityId);
     const doc = documentFor(body);
-    if (!doc) return;
+    if (!doc) return false;
     const length = documentLength(doc);
     const columns = [doc.content, doc.tags, doc.meta].map((terms) => terms.join(' '));
     const { lastInsertRowid } = this.db.run(
@@ -72,6 +73,7 @@ export class FtsIndex implements EntityIndexer {
     );
     this.db.run('INSERT INTO search_fts (rowid, content, tags, meta) VALUES (?, ?, ?, ?)', lastInsertRowid, ...columns);
     this.db.run('UPDATE search_stats SET docs = docs + 1, terms = terms + ? WHERE id = 1', length);
+    return true;
   }
 
   remove(entityId: string): void {

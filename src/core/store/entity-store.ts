@@ -225,11 +225,13 @@ export class EntityStore {
       time,
     );
     this.db.run(
-      `INSERT INTO refs (id, type, agent_id, user_id, head_seq, object_seq, deleted, created_at, updated_at, conversation_id)
-       VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
+      `INSERT INTO refs (id, type, agent_id, user_id, head_seq, object_seq, deleted, created_at, updated_at,
+         conversation_id, source)
+       VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
        ON CONFLICT(id) DO UPDATE SET agent_id = excluded.agent_id, user_id = excluded.user_id,
          head_seq = excluded.head_seq, object_seq = excluded.object_seq, deleted = 0,
-         created_at = excluded.created_at, updated_at = excluded.updated_at, conversation_id = excluded.conversation_id`,
+         created_at = excluded.created_at, updated_at = excluded.updated_at,
+         conversation_id = excluded.conversation_id, source = excluded.source`,
       request.id,
       request.body.type,
       request.body.agentId,
@@ -239,6 +241,7 @@ export class EntityStore {
       createdAt,
       commit.time,
       typeof request.body.conversationId === 'string' ? request.body.conversationId : null,
+      typeof request.body.source === 'string' ? request.body.source : null,
     );
     this.indexer.index(request.id, request.body, request.fresh === true);
     return {
@@ -269,15 +272,14 @@ export class EntityStore {
     return commit;
   }
 
-  /** Re-creates the search index from the live entities. Must run in a transaction. */
+  /** Re-creates the search index from the live entities; returns how many are searchable. Must run in a transaction. */
   reindex(): number {
     this.indexer.clear();
     let count = 0;
     for (const row of this.db.iterate(
       'SELECT r.id, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq WHERE r.deleted = 0',
     )) {
-      this.indexer.index(String(row.id), JSON.parse(String(row.data)) as VersionBody, true);
-      count++;
+      if (this.indexer.index(String(row.id), JSON.parse(String(row.data)) as VersionBody, true)) count++;
     }
     return count;
   }

@@ -4,7 +4,7 @@ import type { Database } from './database';
 export const SCHEMA_VERSION = 1;
 
 /** Tables that together are the store's state; snapshots copy exactly these. */
-export const STATE_TABLES = ['objects', 'commits', 'refs', 'access', 'vectors'] as const;
+export const STATE_TABLES = ['objects', 'commits', 'refs', 'access', 'vectors', 'rag_files'] as const;
 
 const V1 = `
 -- Objects and commits are appended in row order and point at each other by
@@ -41,7 +41,8 @@ CREATE TABLE refs (
   deleted INTEGER NOT NULL DEFAULT 0,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
-  conversation_id TEXT
+  conversation_id TEXT,
+  source TEXT
 ) WITHOUT ROWID;
 -- Lists filter by type and agent and page newest first (created_at, then id
 -- for a stable order); user_id rides along so a per-user list is answered
@@ -49,6 +50,7 @@ CREATE TABLE refs (
 CREATE INDEX refs_scope ON refs(type, agent_id, deleted, created_at, id, user_id);
 CREATE INDEX refs_profile_user ON refs(user_id, updated_at) WHERE type = 'profile';
 CREATE INDEX refs_conversation ON refs(agent_id, conversation_id) WHERE conversation_id IS NOT NULL;
+CREATE INDEX refs_source ON refs(agent_id, source) WHERE source IS NOT NULL;
 
 -- Reads are counted here, beside the history, so reading never makes a commit.
 CREATE TABLE access (
@@ -112,6 +114,19 @@ CREATE TABLE vector_generation (
   generation INTEGER NOT NULL
 );
 INSERT INTO vector_generation (id, generation) VALUES (1, 0);
+
+-- What document sync last saw of each file it ingested, per agent: lets a
+-- re-sync skip files whose size and modification time have not changed
+-- without reading them. Derived from the knowledge entities; never versioned.
+CREATE TABLE rag_files (
+  agent_id TEXT NOT NULL,
+  path TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  mtime_ms REAL NOT NULL,
+  synced_at TEXT NOT NULL,
+  PRIMARY KEY (agent_id, path)
+) WITHOUT ROWID;
 
 -- Append-only log of operations; only cleanup({ maxAuditLines }) trims it.
 CREATE TABLE audit (

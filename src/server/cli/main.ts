@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { isMemoryError } from '../../core/errors';
 import { registerEntityCommands } from './entity-commands';
+import { registerRagCommands } from './rag-commands';
 import { registerSearchCommands } from './search-commands';
 import { registerStoreCommands } from './store-commands';
 
@@ -20,6 +21,7 @@ export async function main(argv: string[]): Promise<number> {
   registerStoreCommands(program);
   registerEntityCommands(program);
   registerSearchCommands(program);
+  registerRagCommands(program);
   program.commands.forEach(function exitOverride(command: Command) {
     command.exitOverride();
     command.commands.forEach(exitOverride);

@@ -1,0 +1,265 @@
+import type { AiProvider } from '../ai/provider';
+import type { SearchResult } from '../search/searcher';
+import type { KnowledgeEntity, KnowledgeInput } from '../types';
+import { assertId, assertLimit } from '../validation';
+import { type ChunkOptions, chunkDocument } from './chunkers';
+import { type LoadOptions, type LoadedFile, type SkippedFile, listDocuments, readDocument } from './loader';
+import type { FileStamp } from './state';
+
+/** What RAG needs from the store, and nothing more. */
+export interface RagStore {
+  saveChunks(agentId: string, inputs: KnowledgeInput[]): Promise<void>;
+  updateChunk(id: string, input: KnowledgeInput): Promise<void>;
+  deleteChunks(ids: string[]): Promise<void>;
+  /** The document's current chunk ids, in chunk order. */
+  chunksOf(agentId: string, source: string): string[];
+  chunkCounts(agentId: string): Map<string, number>;
+  stamps(agentId: string): Map<string, FileStamp>;
+  saveStamps(agentId: string, stamps: FileStamp[], removed: string[]): void;
+  search(agentId: string, query: string, limit: number): Promise<SearchResult<KnowledgeEntity>[]>;
+}
+
+export interface SyncOptions extends LoadOptions, ChunkOptions {
+  onProgress?: (progress: { done: number; total: number; path?: string }) => void;
+}
+
+export interface SyncReport {
+  root: string;
+  /** Relative paths, POSIX style. */
+  added: string[];
+  updated: string[];
+  removed: string[];
+  renamed: { from: string; to: string }[];
+  unchanged: number;
+  chunks: { added: number; updated: number; removed: number };
+  /** Files that could not be ingested, each with the reason; the others went ahead. */
+  skipped: SkippedFile[];
+  cancelled: boolean;
+}
+
+export interface RagQueryResult {
+  chunks: { entity: KnowledgeEntity; score: number; citation: string }[];
+  /** The chunks as a Markdown block, each headed by its number and citation. */
+  context: string;
+  /** Present when an AiProvider was given: an answer grounded in the context, citing it. */
+  answer?: string;
+}
+
+export interface RagStatus {
+  agentId: string;
+  files: number;
+  chunks: number;
+  documents: { path: string; chunks: number; sha256: string }[];
+}
+
+const SAVE_BATCH = 400;
+
+/** Where a chunk came from, as `path:line`. */
+export function citation(entity: KnowledgeEntity): string {
+  return `${entity.source ?? entity.id}${entity.startLine ? `:${entity.startLine}` : ''}`;
+}
+
+function stampOf(file: LoadedFile): FileStamp {
+  return { path: file.relativePath, sha256: file.sha256, bytes: file.bytes, mtimeMs: file.mtimeMs };
+}
+
+function chunkInputs(file: LoadedFile, options: ChunkOptions): KnowledgeInput[] {
+  const document = chunkDocument(file.text, file.relativePath, options);
+  return document.chunks.map((chunk) => ({
+    content: chunk.text,
+    // Always set, so a chunk updated in place never keeps an old title.
+    title: document.title ?? '',
+    source: file.relativePath,
+    chunkIndex: chunk.index,
+    headingPath: chunk.headingPath,
+    startLine: chunk.startLine,
+    endLine: chunk.endLine,
+    sourceHash: file.sha256,
+  }));
+}
+
+/**
+ * Retrieval over a workspace's documents: files become knowledge chunks
+ * (versioned and searchable like any entity), kept in step with the disk by
+ * content hash.
+ */
+export class Rag {
+  constructor(private readonly store: RagStore) {}
+
+  /** Adds or refreshes the documents under `path`; never removes anything. */
+  async ingest(path: string, agentId: string, options: SyncOptions = {}): Promise<SyncReport> {
+    return this.run(path, agentId, options, false);
+  }
+
+  /**
+   * Mirrors `path` into the agent's document knowledge: new files added,
+   * changed files' chunks replaced, deleted files' chunks deleted, renamed
+   * files moved without duplicates, unchanged files untouched (no commits).
+   * A second sync with nothing changed on disk changes nothing.
+   */
+  async sync(path: string, agentId: string, options: SyncOptions = {}): Promise<SyncReport> {
+    return this.run(path, agentId, options, true);
+  }
+
+  private async run(path: string, agentId: string, options: SyncOptions, mirror: boolean): Promise<SyncReport> {
+    assertId(agentId, 'agent id');
+    const listing = await listDocuments(path, options);
+    const stamps = this.store.stamps(agentId);
+    const report: SyncReport = {
+      root: listing.root,
+      added: [],
+      updated: [],
+      removed: [],
+      renamed: [],
+      unchanged: 0,
+      chunks: { added: 0, updated: 0, removed: 0 },
+      skipped: [...listing.skipped],
+      cancelled: false,
+    };
+    const seen = new Set<string>();
+    const fresh: LoadedFile[] = [];
+    const changed: LoadedFile[] = [];
+    const touched: FileStamp[] = [];
+    const total = listing.files.length;
+    let done = 0;
+    for (const entry of listing.files) {
+      if (options.signal?.aborted) break;
+      seen.add(entry.relativePath);
+      const stamp = stamps.get(entry.relativePath);
+      options.onProgress?.({ done: ++done, total, path: entry.relativePath });
+      // Same size and time as when it was last synced: not even read.
+      if (stamp && stamp.bytes === entry.bytes && stamp.mtimeMs === entry.mtimeMs) {
+        report.unchanged++;
+        continue;
+      }
+      const file = await readDocument(entry);
+      if (!('sha256' in file)) {
+        report.skipped.push(file);
+        continue;
+      }
+      if (stamp?.sha256 === file.sha256) {
+        // Touched but not changed: remember the new time, make no commit.
+        touched.push(stampOf(file));
+        report.unchanged++;
+      } else if (stamp) changed.push(file);
+      else fresh.push(file);
+    }
+    report.cancelled = options.signal?.aborted ?? false;
+    this.store.saveStamps(agentId, touched, []);
+
+    // Files gone from disk; a new file with the same content is their new name.
+    const gone = mirror && !report.cancelled ? [...stamps.values()].filter((stamp) => !seen.has(stamp.path)) : [];
+    const goneByHash = new Map(gone.map((stamp) => [stamp.sha256, stamp]));
+    const added: LoadedFile[] = [];
+    for (const file of fresh) {
+      const previous = goneByHash.get(file.sha256);
+      if (!previous) {
+        added.push(file);
+        continue;
+      }
+      goneByHash.delete(file.sha256);
+      await this.replace(this.store.chunksOf(agentId, previous.path), file, agentId, options, report);
+      this.store.saveStamps(agentId, [stampOf(file)], [previous.path]);
+      report.renamed.push({ from: previous.path, to: file.relativePath });
+    }
+    for (const file of changed) {
+      await this.replace(this.store.chunksOf(agentId, file.relativePath), file, agentId, options, report);
+      this.store.saveStamps(agentId, [stampOf(file)], []);
+      report.updated.push(file.relativePath);
+    }
+    await this.addAll(added, agentId, options, report);
+    for (const stamp of goneByHash.values()) {
+      const ids = this.store.chunksOf(agentId, stamp.path);
+      if (ids.length) await this.store.deleteChunks(ids);
+      this.store.saveStamps(agentId, [], [stamp.path]);
+      report.chunks.removed += ids.length;
+      report.removed.push(stamp.path);
+    }
+    for (const list of [report.added, report.updated, report.removed]) list.sort();
+    return report;
+  }
+
+  /**
+   * New files' chunks, many files per transaction (never one file across
+   * two), each batch's stamps written after it. A file whose chunks an
+   * interrupted sync already wrote is replaced rather than added twice.
+   */
+  private async addAll(files: LoadedFile[], agentId: string, options: ChunkOptions, report: SyncReport): Promise<void> {
+    let batch: KnowledgeInput[] = [];
+    let stamped: FileStamp[] = [];
+    const flush = async () => {
+      if (batch.length) await this.store.saveChunks(agentId, batch);
+      this.store.saveStamps(agentId, stamped, []);
+      report.chunks.added += batch.length;
+      batch = [];
+      stamped = [];
+    };
+    for (const file of files) {
+      report.added.push(file.relativePath);
+      const leftovers = this.store.chunksOf(agentId, file.relativePath);
+      if (leftovers.length) {
+        await this.replace(leftovers, file, agentId, options, report);
+        this.store.saveStamps(agentId, [stampOf(file)], []);
+        continue;
+      }
+      const inputs = chunkInputs(file, options);
+      if (batch.length + inputs.length > SAVE_BATCH) await flush();
+      batch.push(...inputs);
+      stamped.push(stampOf(file));
+    }
+    await flush();
+  }
+
+  /**
+   * Gives a file's existing chunks the new content, chunk by chunk, so each
+   * chunk keeps its history; extra new chunks are added, surplus old ones deleted.
+   */
+  private async replace(oldIds: string[], file: LoadedFile, agentId: string, options: ChunkOptions, report: SyncReport): Promise<void> {
+    const inputs = chunkInputs(file, options);
+    const shared = Math.min(oldIds.length, inputs.length);
+    for (let i = 0; i < shared; i++) await this.store.updateChunk(oldIds[i]!, inputs[i]!);
+    report.chunks.updated += shared;
+    if (inputs.length > shared) await this.store.saveChunks(agentId, inputs.slice(shared));
+    report.chunks.added += inputs.length - shared;
+    if (oldIds.length > shared) await this.store.deleteChunks(oldIds.slice(shared));
+    report.chunks.removed += oldIds.length - shared;
+  }
+
+  /**
+   * The chunks that best answer `query`, a context block citing each as
+   * `path:line`, and, with an AiProvider, an answer grounded in that context.
+   */
+  async query(agentId: string, query: string, options: { limit?: number; ai?: AiProvider; signal?: AbortSignal } = {}): Promise<RagQueryResult> {
+    const results = await this.store.search(assertId(agentId, 'agent id'), query, assertLimit(options.limit ?? 5));
+    const chunks = results.map((result) => ({ entity: result.entity, score: result.score, citation: citation(result.entity) }));
+    const context = chunks
+      .map((chunk, index) => {
+        const heading = chunk.entity.headingPath?.length ? ` — ${chunk.entity.headingPath.join(' › ')}` : '';
+        return `[${index + 1}] ${chunk.citation}${heading}\n${chunk.entity.content.trim()}`;
+      })
+      .join('\n\n');
+    if (!options.ai) return { chunks, context };
+    if (chunks.length === 0) return { chunks, context, answer: 'The workspace documents have nothing on this.' };
+    const answer = await options.ai.chat(
+      [
+        {
+          role: 'system',
+          content:
+            'Answer the question using only the numbered sources below. Cite every claim with the source number and path, like [2] docs/setup.md:14. If the sources do not contain the answer, say so instead of guessing.',
+        },
+        { role: 'user', content: `Sources:\n\n${context}\n\nQuestion: ${query}` },
+      ],
+      { signal: options.signal },
+    );
+    return { chunks, context, answer };
+  }
+
+  status(agentId: string): RagStatus {
+    const stamps = this.store.stamps(assertId(agentId, 'agent id'));
+    const counts = this.store.chunkCounts(agentId);
+    const documents = [...stamps.values()]
+      .map((stamp) => ({ path: stamp.path, chunks: counts.get(stamp.path) ?? 0, sha256: stamp.sha256 }))
+      .sort((a, b) => a.path.localeCompare(b.path));
+    return { agentId, files: documents.length, chunks: documents.reduce((sum, d) => sum + d.chunks, 0), documents };
+  }
+}

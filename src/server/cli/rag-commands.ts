@@ -1,0 +1,110 @@
+import { Command } from 'commander';
+import { OpenAiCompatibleChat } from '../../core/ai/provider';
+import { MemoryError } from '../../core/errors';
+import { DEFAULT_DOC_EXTENSIONS } from '../../core/rag/loader';
+import type { SyncReport } from '../../core/rag/rag';
+import { type GlobalOptions, parseInteger, withMemory, withStoreOptions } from './context';
+import { print, printJson } from './output';
+
+interface RagOptions extends GlobalOptions {
+  agent: string;
+}
+
+/**
+ * The chat model for `rag query --answer`: an OpenAI-compatible endpoint named by
+ * WORKSPACE_MEMORY_CHAT_URL and WORKSPACE_MEMORY_CHAT_MODEL (WORKSPACE_MEMORY_CHAT_KEY if needed).
+ */
+function chatFromEnvironment(): OpenAiCompatibleChat {
+  const url = process.env.WORKSPACE_MEMORY_CHAT_URL;
+  const model = process.env.WORKSPACE_MEMORY_CHAT_MODEL;
+  if (!url || !model) {
+    throw new MemoryError('INVALID_INPUT', '--answer needs WORKSPACE_MEMORY_CHAT_URL and WORKSPACE_MEMORY_CHAT_MODEL (an OpenAI-compatible chat endpoint, e.g. Ollama).');
+  }
+  return new OpenAiCompatibleChat({ url, model, apiKey: process.env.WORKSPACE_MEMORY_CHAT_KEY });
+}
+
+function summary(report: SyncReport): string {
+  const lines = [
+    ...report.added.map((path) => `added     ${path}`),
+    ...report.updated.map((path) => `updated   ${path}`),
+    ...report.renamed.map(({ from, to }) => `renamed   ${from} -> ${to}`),
+    ...report.removed.map((path) => `removed   ${path}`),
+    ...report.skipped.map((file) => `skipped   ${file.path}: ${file.reason}`),
+  ];
+  const { added, updated, removed } = report.chunks;
+  lines.push(
+    `${report.cancelled ? 'stopped' : 'done'}: ${report.added.length} added, ${report.updated.length} updated, ${report.renamed.length} renamed, ${report.removed.length} removed, ${report.unchanged} unchanged, ${report.skipped.length} skipped (chunks +${added} ~${updated} -${removed})`,
+  );
+  return lines.join('\n');
+}
+
+function withAgent(command: Command): Command {
+  return withStoreOptions(command).option('--agent <id>', 'agent id (env WORKSPACE_MEMORY_AGENT)', process.env.WORKSPACE_MEMORY_AGENT || 'default');
+}
+
+export function registerRagCommands(program: Command): void {
+  const rag = program.command('rag').description('documents as searchable knowledge: ingest, sync, query, status');
+
+  for (const [name, description] of [
+    ['ingest', 'add or refresh the documents under a path (removes nothing)'],
+    ['sync', 'mirror a folder: add new, update changed, remove deleted, follow renames'],
+  ] as const) {
+    withAgent(rag.command(`${name} <path>`))
+      .description(description)
+      .option('--ext <list>', 'more file extensions to include, e.g. .ts,.py')
+      .option('--strategy <name>', 'chunking: fixed, paragraph or markdown (default: by extension)')
+      .option('--max-chars <n>', 'largest chunk', parseInteger('--max-chars'))
+      .action(async (path: string, options: RagOptions & { ext?: string; strategy?: string; maxChars?: number }) => {
+        if (options.strategy && !['fixed', 'paragraph', 'markdown'].includes(options.strategy)) {
+          throw new MemoryError('INVALID_INPUT', `Unknown chunking strategy "${options.strategy}"; use fixed, paragraph or markdown.`);
+        }
+        const controller = new AbortController();
+        const stop = () => controller.abort();
+        process.once('SIGINT', stop);
+        try {
+          const report = await withMemory(options, (memory) =>
+            memory.rag[name](path, options.agent, {
+              ...(options.ext ? { extensions: defaultPlus(options.ext) } : {}),
+              ...(options.strategy ? { strategy: options.strategy as 'fixed' | 'paragraph' | 'markdown' } : {}),
+              ...(options.maxChars ? { maxChars: options.maxChars } : {}),
+              signal: controller.signal,
+              onProgress: ({ done, total }) => {
+                if (process.stderr.isTTY) process.stderr.write(`\r${done} of ${total} files`);
+              },
+            }),
+          );
+          if (process.stderr.isTTY) process.stderr.write('\n');
+          if (options.json) printJson(report);
+          else print(summary(report));
+        } finally {
+          process.off('SIGINT', stop);
+        }
+      });
+  }
+
+  withAgent(rag.command('query <question>'))
+    .description('the document chunks that best answer a question, with citations; --answer asks a chat model')
+    .option('--limit <n>', 'most chunks', parseInteger('--limit'), 5)
+    .option('--answer', 'answer from the chunks with the chat model in WORKSPACE_MEMORY_CHAT_URL/_MODEL', false)
+    .action(async (question: string, options: RagOptions & { limit: number; answer: boolean }) => {
+      const ai = options.answer ? chatFromEnvironment() : undefined;
+      const result = await withMemory(options, (memory) => memory.rag.query(options.agent, question, { limit: options.limit, ai }));
+      if (options.json) return printJson(result);
+      if (result.answer) print(`${result.answer}\n\n---\n`);
+      print(result.context || 'no matching documents');
+    });
+
+  withAgent(rag.command('status'))
+    .description('the documents ingested for an agent and their chunks')
+    .action(async (options: RagOptions) => {
+      const status = await withMemory(options, async (memory) => memory.rag.status(options.agent));
+      if (options.json) return printJson(status);
+      status.documents.forEach((document) => print(`${String(document.chunks).padStart(5)}  ${document.path}`));
+      print(`${status.files} files, ${status.chunks} chunks`);
+    });
+}
+
+function defaultPlus(list: string): string[] {
+  const extra = list.split(',').map((ext) => (ext.trim().startsWith('.') ? ext.trim() : `.${ext.trim()}`));
+  return [...DEFAULT_DOC_EXTENSIONS, ...extra.filter((ext) => ext.length > 1)];
+}
