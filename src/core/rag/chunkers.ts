@@ -68,6 +68,13 @@ export function strategyFor(fileName: string): ChunkStrategy {
   return 'fixed';
 }
 
+/**
+ * Splits `text` (the contents of `fileName`, which picks the strategy unless
+ * `options.strategy` is given). Empty or blank text gives no chunks; odd text
+ * (unclosed fences, a 1 MB line, NULs) never throws. Bad options are
+ * MemoryError 'INVALID_INPUT'. Fields of `options` other than its own are
+ * ignored, so a sync can pass its whole options object.
+ */
 export function chunkDocument(text: string, fileName: string, options: ChunkOptions = {}): ChunkedDocument {
   if (typeof text !== 'string') throw new MemoryError('INVALID_INPUT', 'The document text must be a string.');
   const { strategy, maxChars, overlap } = settingsFrom(options, fileName);
@@ -134,11 +141,11 @@ class Doc {
     return low + 1;
   }
 
-  chunks(spans: readonly (Span & { path?: string[] })[], path: string[]): Chunk[] {
+  chunks(spans: readonly (Span & { path?: string[] })[], headingPath: string[]): Chunk[] {
     return spans.map((span, index) => ({
       index,
       text: this.text.slice(span.start, span.end),
-      headingPath: span.path ?? path,
+      headingPath: [...(span.path ?? headingPath)],
       startLine: this.lineOf(span.start),
       endLine: this.lineOf(Math.max(span.start, span.end - 1)),
     }));
@@ -347,7 +354,7 @@ function pack(text: string, units: readonly Unit[], maxChars: number): Packed[] 
 }
 
 /** Runs of non-blank lines in [start, end), as leaf units of one section. */
-function paragraphUnits(text: string, start: number, end: number, section = 0, path: string[] = []): Unit[] {
+function paragraphUnits(text: string, start: number, end: number, section = 0, headingPath: string[] = []): Unit[] {
   const units: Unit[] = [];
   let paragraphStart = -1;
   let lineStart = start;
@@ -357,11 +364,12 @@ function paragraphUnits(text: string, start: number, end: number, section = 0, p
     const blank = isBlank(text, lineStart, lineEnd);
     if (!blank && paragraphStart < 0) paragraphStart = lineStart;
     if (blank && paragraphStart >= 0) {
-      units.push({ start: paragraphStart, end: lineStart - 1, kind: 'leaf', section, path });
+      units.push({ start: paragraphStart, end: lineStart - 1, kind: 'leaf', section, path: headingPath });
       paragraphStart = -1;
     }
     if (lineEnd >= end) {
-      if (paragraphStart >= 0) units.push({ start: paragraphStart, end: lineEnd, kind: 'leaf', section, path });
+      if (paragraphStart >= 0)
+        units.push({ start: paragraphStart, end: lineEnd, kind: 'leaf', section, path: headingPath });
       break;
     }
     lineStart = lineEnd + 1;

@@ -182,6 +182,9 @@ export async function readDocument(
     };
   } catch (error) {
     if (error instanceof MemoryError) throw error;
+    const code = errorCode(error);
+    if (code === 'ENOENT') return { path: file.path, reason: 'vanished: no longer exists' };
+    if (code === 'EISDIR') return { path: file.path, reason: 'not a regular file' };
     return { path: file.path, reason: ioReason(error) };
   } finally {
     await handle?.close().catch(() => undefined);
@@ -287,7 +290,7 @@ class Walker {
     try {
       entries = await fsp.readdir(folder.absolute, { withFileTypes: true });
     } catch (error) {
-      this.skipped.push({ path: folder.absolute, reason: `unreadable folder: ${ioReason(error)}` });
+      this.skipped.push({ path: folder.absolute, reason: `unreadable folder: ${ioMessage(error)}` });
       return [];
     }
     checkAborted(signal);
@@ -357,7 +360,7 @@ class Walker {
     try {
       real = await fsp.realpath(sub.absolute);
     } catch (error) {
-      this.skipped.push({ path: sub.absolute, reason: `unreadable symlink: ${ioReason(error)}` });
+      this.skipped.push({ path: sub.absolute, reason: `unreadable symlink: ${ioMessage(error)}` });
       return undefined;
     }
     if (parent.realChain.includes(real)) {
@@ -385,6 +388,7 @@ class Walker {
       let reason = ioReason(error);
       if (link && (code === 'ENOENT' || code === 'ENOTDIR')) reason = 'dangling symlink';
       else if (link && code === 'ELOOP') reason = 'symlink loop';
+      else if (code === 'ENOENT') return undefined; // Deleted since the folder was read: not there to load.
       this.skipped.push({ path: absolute, reason });
       return undefined;
     }
@@ -481,7 +485,7 @@ async function readIgnoreFile(file: string): Promise<Ignore | string> {
     const text = await fsp.readFile(file, 'utf8');
     return ignore({ ignorecase: IGNORE_CASE }).add(text);
   } catch (error) {
-    return `unreadable .gitignore, not applied: ${ioReason(error)}`;
+    return `unreadable .gitignore, not applied: ${ioMessage(error)}`;
   }
 }
 
@@ -572,7 +576,7 @@ function targetError(target: string, error: unknown): MemoryError {
     return new MemoryError('NOT_FOUND', `There is no file or folder at ${target}.`, { cause: error });
   }
   if (code === 'ELOOP') return new MemoryError('INVALID_INPUT', `${target} is a symlink loop.`, { cause: error });
-  return new MemoryError('INVALID_INPUT', `Cannot read ${target}: ${ioReason(error)}.`, { cause: error });
+  return new MemoryError('INVALID_INPUT', `Cannot read ${target}: ${ioMessage(error)}.`, { cause: error });
 }
 
 function checkAborted(signal: AbortSignal | undefined): void {
@@ -587,11 +591,14 @@ function errorCode(error: unknown): string | undefined {
 }
 
 function ioReason(error: unknown): string {
+  return `unreadable: ${ioMessage(error)}`;
+}
+
+/** Node's message, which names the code ('EACCES: permission denied, open ...'), or the code and message. */
+function ioMessage(error: unknown): string {
   const code = errorCode(error);
-  if (code === 'ENOENT') return 'vanished: no longer exists';
-  if (code === 'EISDIR') return 'not a regular file';
   const message = error instanceof Error ? error.message : String(error);
-  return `unreadable: ${code ? `${code} ` : ''}${message}`.trim();
+  return code && !message.startsWith(code) ? `${code}: ${message}` : message;
 }
 
 function tooLarge(limit: number, size: number): string {

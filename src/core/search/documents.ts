@@ -7,12 +7,15 @@ export interface SearchDocument {
   content: string[];
   /** Distinct stemmed tag terms. */
   tags: string[];
-  /** Title, heading path, category, status, source path, questions, conversation. */
+  /** Title, heading path, category, status, source path, questions. */
   meta: string[];
 }
 
-/** Profiles are fetched by user, never searched; everything else is indexed. */
-export const SEARCHABLE_TYPES: readonly EntityType[] = ['memory', 'skill', 'knowledge', 'session'];
+/**
+ * What search and recall look in. Profiles are fetched by user and sessions
+ * by conversation; indexing them would only skew the word statistics.
+ */
+export const SEARCHABLE_TYPES: readonly EntityType[] = ['memory', 'skill', 'knowledge'];
 
 function text(value: unknown): string {
   if (typeof value === 'string') return value;
@@ -22,20 +25,11 @@ function text(value: unknown): string {
 
 export function documentFor(body: VersionBody): SearchDocument | null {
   if (!SEARCHABLE_TYPES.includes(body.type)) return null;
-  const messages = Array.isArray(body.messages)
-    ? (body.messages as { content?: unknown }[]).map((message) => text(message.content))
-    : [];
-  const meta = [
-    body.title,
-    text(body.headingPath),
-    body.category,
-    body.status,
-    body.source,
-    text(body.questions),
-    body.conversationId,
-  ].map(text);
+  const meta = [body.title, text(body.headingPath), body.category, body.status, body.source, text(body.questions)].map(
+    text,
+  );
   return {
-    content: tokenize([text(body.content), ...messages].join('\n')),
+    content: tokenize(text(body.content)),
     tags: [...new Set(tokenize(text(body.tags)))],
     meta: tokenize(meta.join('\n')),
   };

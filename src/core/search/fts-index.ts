@@ -20,8 +20,9 @@ export interface ColumnWeights {
 }
 
 export interface IndexStats {
+  /** Indexed documents of every type. */
   docs: number;
-  /** Average document length in terms. */
+  /** Average length in terms of the documents of the type searched. */
   averageLength: number;
 }
 
@@ -72,12 +73,20 @@ export class FtsIndex implements EntityIndexer {
       ...columns,
     );
     this.db.run('INSERT INTO search_fts (rowid, content, tags, meta) VALUES (?, ?, ?, ?)', lastInsertRowid, ...columns);
-    this.db.run('UPDATE search_stats SET docs = docs + 1, terms = terms + ? WHERE id = 1', length);
+    this.db.run(
+      `INSERT INTO search_stats (type, docs, terms) VALUES (?, 1, ?)
+       ON CONFLICT(type) DO UPDATE SET docs = docs + 1, terms = terms + excluded.terms`,
+      body.type,
+      length,
+    );
     return true;
   }
 
   remove(entityId: string): void {
-    const row = this.db.get('SELECT rowid, content, tags, meta, length FROM search_docs WHERE entity_id = ?', entityId);
+    const row = this.db.get(
+      'SELECT rowid, type, content, tags, meta, length FROM search_docs WHERE entity_id = ?',
+      entityId,
+    );
     if (!row) return;
     // An external-content FTS5 table forgets a row when told its old values.
     this.db.run(
@@ -88,13 +97,17 @@ export class FtsIndex implements EntityIndexer {
       String(row.meta),
     );
     this.db.run('DELETE FROM search_docs WHERE rowid = ?', Number(row.rowid));
-    this.db.run('UPDATE search_stats SET docs = docs - 1, terms = terms - ? WHERE id = 1', Number(row.length));
+    this.db.run(
+      'UPDATE search_stats SET docs = docs - 1, terms = terms - ? WHERE type = ?',
+      Number(row.length),
+      String(row.type),
+    );
   }
 
   clear(): void {
     this.db.run("INSERT INTO search_fts (search_fts) VALUES ('delete-all')");
     this.db.run('DELETE FROM search_docs');
-    this.db.run('UPDATE search_stats SET docs = 0, terms = 0 WHERE id = 1');
+    this.db.run('DELETE FROM search_stats');
   }
 
   /**
@@ -136,9 +149,14 @@ export class FtsIndex implements EntityIndexer {
     return frequencies;
   }
 
-  stats(): IndexStats {
-    const row = this.db.get('SELECT docs, terms FROM search_stats WHERE id = 1');
-    const docs = Number(row?.docs ?? 0);
-    return { docs, averageLength: docs > 0 ? Number(row?.terms ?? 0) / docs : 0 };
+  /** The document count over all types (idf is store-wide, as FTS5's document frequencies are) and `type`'s average length. */
+  stats(type: EntityType): IndexStats {
+    let docs = 0;
+    let ofType = { docs: 0, terms: 0 };
+    for (const row of this.db.all('SELECT type, docs, terms FROM search_stats')) {
+      docs += Number(row.docs);
+      if (row.type === type) ofType = { docs: Number(row.docs), terms: Number(row.terms) };
+    }
+    return { docs, averageLength: ofType.docs > 0 ? ofType.terms / ofType.docs : 0 };
   }
 }

@@ -49,7 +49,7 @@ export class Searcher {
       .slice(0, MAX_QUERY_TERMS);
     if (groups.length === 0 || scope.agentIds.length === 0) return [];
     const terms = [...new Set(groups.flat())];
-    const stats = this.index.stats();
+    const stats = this.index.stats(scope.type);
     const frequencies = this.index.documentFrequencies(terms);
     const weighted = termGroups(groups, frequencies, stats.docs);
     const pool = this.candidates(scope, weighted, frequencies, Math.max(limit * 4, this.scoring.candidates), limit);
@@ -107,8 +107,8 @@ export class Searcher {
    * The candidate pool: documents matching the query's terms within the
    * match budget. When even the rarest word is too common to match on its
    * own (every word of the query is everywhere), the documents containing
-   * all of its words come first, topped up from the rarest word if they are
-   * too few.
+   * all of its words come first. Either way, a pool smaller than `limit`
+   * is topped up from every word.
    */
   private candidates(
     scope: SearchScope,
@@ -119,26 +119,24 @@ export class Searcher {
   ): Candidate[] {
     const present = groups.filter((group) => group.df > 0);
     if (present.length === 0) return [];
+    const everyTerm = present.flatMap((group) => group.terms.filter((term) => frequencies.has(term)));
     const rarest = Math.min(...present.map((group) => group.df));
-    if (rarest <= this.scoring.matchBudget || present.length === 1) {
-      return this.index.candidates(
-        anyOf(matchingTerms(present, frequencies, this.scoring.matchBudget)),
-        scope,
-        this.scoring.columns,
-        size,
-      );
-    }
-    const all = present.map((group) => `(${anyOf(group.terms.filter((term) => frequencies.has(term)))})`).join(' AND ');
-    const pool = this.index.candidates(all, scope, this.scoring.columns, size);
-    if (pool.length >= limit) return pool;
-    const seen = new Set(pool.map((candidate) => candidate.entityId));
-    const rarestGroup = present.find((group) => group.df === rarest)!;
-    const more = this.index.candidates(
-      anyOf(rarestGroup.terms.filter((term) => frequencies.has(term))),
+    const budgeted = rarest <= this.scoring.matchBudget || present.length === 1;
+    const narrowed = budgeted ? matchingTerms(present, frequencies, this.scoring.matchBudget) : undefined;
+    const pool = this.index.candidates(
+      narrowed
+        ? anyOf(narrowed)
+        : present.map((group) => `(${anyOf(group.terms.filter((term) => frequencies.has(term)))})`).join(' AND '),
       scope,
       this.scoring.columns,
       size,
     );
+    if (pool.length >= limit || (narrowed && narrowed.length === new Set(everyTerm).size)) return pool;
+    // Word counts are store-wide but the scope may be a small corner of the
+    // store (one agent among many): when the narrowed match finds too
+    // little, match every word after all.
+    const seen = new Set(pool.map((candidate) => candidate.entityId));
+    const more = this.index.candidates(anyOf([...new Set(everyTerm)]), scope, this.scoring.columns, size);
     return [...pool, ...more.filter((candidate) => !seen.has(candidate.entityId))].slice(0, size);
   }
 }

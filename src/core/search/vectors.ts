@@ -4,13 +4,10 @@ import type { EntityType } from '../types';
 import { SEARCHABLE_TYPES } from './documents';
 import type { IndexScope } from './fts-index';
 
-/** The text an entity is embedded by: its title, content, messages and tags, capped for the model's context. */
+/** The text an entity is embedded by: its title, content and tags, capped for the model's context. */
 export function embeddingText(body: VersionBody): string {
-  const messages = Array.isArray(body.messages)
-    ? (body.messages as { content?: unknown }[]).map((m) => String(m.content ?? ''))
-    : [];
   const tags = Array.isArray(body.tags) ? `\n${(body.tags as string[]).join(', ')}` : '';
-  return [body.title, body.content, ...messages]
+  return [body.title, body.content]
     .filter((part) => typeof part === 'string' && part.length > 0)
     .join('\n')
     .concat(tags)

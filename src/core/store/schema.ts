@@ -86,14 +86,15 @@ CREATE VIRTUAL TABLE search_fts USING fts5(
   tokenize = "unicode61 remove_diacritics 0 tokenchars '_'"
 );
 CREATE VIRTUAL TABLE search_vocab USING fts5vocab(search_fts, 'row');
--- Row count and total length of the indexed documents, kept in step with
--- search_docs by every write, for BM25's idf and average length.
+-- Row count and total length of the indexed documents per type, kept in
+-- step with search_docs by every write: BM25's document count and each
+-- type's average length (long document chunks must not make every memory
+-- look short).
 CREATE TABLE search_stats (
-  id INTEGER PRIMARY KEY CHECK (id = 1),
+  type TEXT PRIMARY KEY,
   docs INTEGER NOT NULL,
   terms INTEGER NOT NULL
-);
-INSERT INTO search_stats (id, docs, terms) VALUES (1, 0, 0);
+) WITHOUT ROWID;
 
 -- Optional embeddings (hybrid search). A vector belongs to one version of an
 -- entity (object_seq) and one model: a vector whose entity has changed since,
