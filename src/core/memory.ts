@@ -122,7 +122,8 @@ export class Memory {
     this.profiles = new ProfileCollection(ctx, 'profile');
     this.snapshots = new Snapshots(db, store, path.join(dir, 'snapshots'));
     this.rag = new Rag({
-      saveChunks: async (agentId, inputs) => void (await this.knowledge.saveMany(inputs.map((input) => ({ agentId, input })))),
+      saveChunks: async (agentId, inputs) =>
+        void (await this.knowledge.saveMany(inputs.map((input) => ({ agentId, input })))),
       updateChunk: async (id, input) => void (await this.knowledge.update(id, input)),
       deleteChunks: async (ids) => void (await this.knowledge.deleteMany(ids)),
       chunksOf: (agentId, source) => chunksOf(db, agentId, source),

@@ -107,7 +107,10 @@ const inputSchemas = {
     headingPath: z.array(z.string()).max(20).optional(),
     startLine: z.number().int().positive().optional(),
     endLine: z.number().int().positive().optional(),
-    sourceHash: z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 in hex').optional(),
+    sourceHash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'a SHA-256 in hex')
+      .optional(),
   }),
   session: z.strictObject({
     content: z.string().optional(),

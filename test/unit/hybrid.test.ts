@@ -200,7 +200,7 @@ describe('hybrid search', () => {
     assert.throws(() => new OpenAiCompatibleEmbedder({ url: 'not a url', model: 'x' }), /not a valid URL/);
     await rejectsWith(
       new OpenAiCompatibleEmbedder({ url: 'http://127.0.0.1:9/v1', model: 'x', timeoutMs: 2000 }).embed(['x']),
-      'EMBEDDER_UNAVAILABLE',
+      'AI_UNAVAILABLE',
     );
   });
 });

@@ -29,10 +29,15 @@ export async function postJson(request: JsonRequest): Promise<unknown> {
       signal: request.signal ? AbortSignal.any([request.signal, timeout]) : timeout,
     });
   } catch (error) {
-    if (request.signal?.aborted) throw new MemoryError('CANCELLED', `The ${request.service} request was cancelled.`, { cause: error });
-    throw new MemoryError('AI_UNAVAILABLE', `Cannot reach the ${request.service} endpoint ${request.url}: ${describe(error)}`, {
-      cause: error,
-    });
+    if (request.signal?.aborted)
+      throw new MemoryError('CANCELLED', `The ${request.service} request was cancelled.`, { cause: error });
+    throw new MemoryError(
+      'AI_UNAVAILABLE',
+      `Cannot reach the ${request.service} endpoint ${request.url}: ${describe(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
   if (!response.ok) {
     const detail = (await response.text().catch(() => '')).slice(0, 200);

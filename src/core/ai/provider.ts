@@ -29,7 +29,8 @@ export class OpenAiCompatibleChat implements AiProvider {
   private readonly url: string;
 
   constructor(private readonly options: OpenAiCompatibleChatOptions) {
-    if (!options?.url || !options.model) throw new MemoryError('INVALID_INPUT', 'A chat model needs a url and a model.');
+    if (!options?.url || !options.model)
+      throw new MemoryError('INVALID_INPUT', 'A chat model needs a url and a model.');
     this.url = endpoint(options.url, 'chat/completions');
   }
 

@@ -1,4 +1,5 @@
 import type { AiProvider } from '../ai/provider';
+import { MemoryError } from '../errors';
 import type { SearchResult } from '../search/searcher';
 import type { KnowledgeEntity, KnowledgeInput } from '../types';
 import { assertId, assertLimit } from '../validation';
@@ -132,7 +133,14 @@ export class Rag {
         report.unchanged++;
         continue;
       }
-      const file = await readDocument(entry);
+      let file: LoadedFile | SkippedFile;
+      try {
+        file = await readDocument(entry, { signal: options.signal });
+      } catch (error) {
+        // Cancelled mid-read: stop here; what was synced so far stays, and the next sync goes on from it.
+        if (error instanceof MemoryError && error.code === 'CANCELLED') break;
+        throw error;
+      }
       if (!('sha256' in file)) {
         report.skipped.push(file);
         continue;
@@ -214,7 +222,13 @@ export class Rag {
    * Gives a file's existing chunks the new content, chunk by chunk, so each
    * chunk keeps its history; extra new chunks are added, surplus old ones deleted.
    */
-  private async replace(oldIds: string[], file: LoadedFile, agentId: string, options: ChunkOptions, report: SyncReport): Promise<void> {
+  private async replace(
+    oldIds: string[],
+    file: LoadedFile,
+    agentId: string,
+    options: ChunkOptions,
+    report: SyncReport,
+  ): Promise<void> {
     const inputs = chunkInputs(file, options);
     const shared = Math.min(oldIds.length, inputs.length);
     for (let i = 0; i < shared; i++) await this.store.updateChunk(oldIds[i]!, inputs[i]!);
@@ -229,9 +243,17 @@ export class Rag {
    * The chunks that best answer `query`, a context block citing each as
    * `path:line`, and, with an AiProvider, an answer grounded in that context.
    */
-  async query(agentId: string, query: string, options: { limit?: number; ai?: AiProvider; signal?: AbortSignal } = {}): Promise<RagQueryResult> {
+  async query(
+    agentId: string,
+    query: string,
+    options: { limit?: number; ai?: AiProvider; signal?: AbortSignal } = {},
+  ): Promise<RagQueryResult> {
     const results = await this.store.search(assertId(agentId, 'agent id'), query, assertLimit(options.limit ?? 5));
-    const chunks = results.map((result) => ({ entity: result.entity, score: result.score, citation: citation(result.entity) }));
+    const chunks = results.map((result) => ({
+      entity: result.entity,
+      score: result.score,
+      citation: citation(result.entity),
+    }));
     const context = chunks
       .map((chunk, index) => {
         const heading = chunk.entity.headingPath?.length ? ` — ${chunk.entity.headingPath.join(' › ')}` : '';

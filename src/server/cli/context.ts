@@ -113,7 +113,10 @@ export function embedderFromEnvironment(): OpenAiCompatibleEmbedder | undefined 
   const model = process.env.WORKSPACE_MEMORY_EMBED_MODEL;
   if (!url && !model) return undefined;
   if (!url || !model) {
-    throw new MemoryError('INVALID_INPUT', 'Set both WORKSPACE_MEMORY_EMBED_URL and WORKSPACE_MEMORY_EMBED_MODEL to use embeddings.');
+    throw new MemoryError(
+      'INVALID_INPUT',
+      'Set both WORKSPACE_MEMORY_EMBED_URL and WORKSPACE_MEMORY_EMBED_MODEL to use embeddings.',
+    );
   }
   return new OpenAiCompatibleEmbedder({ url, model, apiKey: process.env.WORKSPACE_MEMORY_EMBED_KEY });
 }

@@ -18,7 +18,10 @@ function chatFromEnvironment(): OpenAiCompatibleChat {
   const url = process.env.WORKSPACE_MEMORY_CHAT_URL;
   const model = process.env.WORKSPACE_MEMORY_CHAT_MODEL;
   if (!url || !model) {
-    throw new MemoryError('INVALID_INPUT', '--answer needs WORKSPACE_MEMORY_CHAT_URL and WORKSPACE_MEMORY_CHAT_MODEL (an OpenAI-compatible chat endpoint, e.g. Ollama).');
+    throw new MemoryError(
+      'INVALID_INPUT',
+      '--answer needs WORKSPACE_MEMORY_CHAT_URL and WORKSPACE_MEMORY_CHAT_MODEL (an OpenAI-compatible chat endpoint, e.g. Ollama).',
+    );
   }
   return new OpenAiCompatibleChat({ url, model, apiKey: process.env.WORKSPACE_MEMORY_CHAT_KEY });
 }
@@ -39,7 +42,11 @@ function summary(report: SyncReport): string {
 }
 
 function withAgent(command: Command): Command {
-  return withStoreOptions(command).option('--agent <id>', 'agent id (env WORKSPACE_MEMORY_AGENT)', process.env.WORKSPACE_MEMORY_AGENT || 'default');
+  return withStoreOptions(command).option(
+    '--agent <id>',
+    'agent id (env WORKSPACE_MEMORY_AGENT)',
+    process.env.WORKSPACE_MEMORY_AGENT || 'default',
+  );
 }
 
 export function registerRagCommands(program: Command): void {
@@ -56,7 +63,10 @@ export function registerRagCommands(program: Command): void {
       .option('--max-chars <n>', 'largest chunk', parseInteger('--max-chars'))
       .action(async (path: string, options: RagOptions & { ext?: string; strategy?: string; maxChars?: number }) => {
         if (options.strategy && !['fixed', 'paragraph', 'markdown'].includes(options.strategy)) {
-          throw new MemoryError('INVALID_INPUT', `Unknown chunking strategy "${options.strategy}"; use fixed, paragraph or markdown.`);
+          throw new MemoryError(
+            'INVALID_INPUT',
+            `Unknown chunking strategy "${options.strategy}"; use fixed, paragraph or markdown.`,
+          );
         }
         const controller = new AbortController();
         const stop = () => controller.abort();
@@ -88,7 +98,9 @@ export function registerRagCommands(program: Command): void {
     .option('--answer', 'answer from the chunks with the chat model in WORKSPACE_MEMORY_CHAT_URL/_MODEL', false)
     .action(async (question: string, options: RagOptions & { limit: number; answer: boolean }) => {
       const ai = options.answer ? chatFromEnvironment() : undefined;
-      const result = await withMemory(options, (memory) => memory.rag.query(options.agent, question, { limit: options.limit, ai }));
+      const result = await withMemory(options, (memory) =>
+        memory.rag.query(options.agent, question, { limit: options.limit, ai }),
+      );
       if (options.json) return printJson(result);
       if (result.answer) print(`${result.answer}\n\n---\n`);
       print(result.context || 'no matching documents');

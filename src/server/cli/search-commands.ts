@@ -90,7 +90,9 @@ export function registerSearchCommands(program: Command): void {
     );
 
   withStoreOptions(program.command('embed'))
-    .description('add embeddings to everything that lacks them (needs WORKSPACE_MEMORY_EMBED_URL and _MODEL); Ctrl-C stops')
+    .description(
+      'add embeddings to everything that lacks them (needs WORKSPACE_MEMORY_EMBED_URL and _MODEL); Ctrl-C stops',
+    )
     .option('--batch <n>', 'entities per request', parseInteger('--batch'), 32)
     .action(async (options: GlobalOptions & { batch: number }) => {
       const controller = new AbortController();
@@ -99,7 +101,10 @@ export function registerSearchCommands(program: Command): void {
       try {
         const report = await withMemory(options, async (memory) => {
           if (!memory.embeddings) {
-            throw new MemoryError('INVALID_INPUT', 'No embedder: set WORKSPACE_MEMORY_EMBED_URL and WORKSPACE_MEMORY_EMBED_MODEL.');
+            throw new MemoryError(
+              'INVALID_INPUT',
+              'No embedder: set WORKSPACE_MEMORY_EMBED_URL and WORKSPACE_MEMORY_EMBED_MODEL.',
+            );
           }
           return memory.embeddings.backfill({
             batchSize: options.batch,
@@ -109,7 +114,10 @@ export function registerSearchCommands(program: Command): void {
         });
         process.stderr.write('\n');
         if (options.json) printJson(report);
-        else print(`${report.cancelled ? 'stopped' : 'done'}: embedded ${report.embedded} with ${report.model}, ${report.remaining} left, ${report.pruned} old vectors removed`);
+        else
+          print(
+            `${report.cancelled ? 'stopped' : 'done'}: embedded ${report.embedded} with ${report.model}, ${report.remaining} left, ${report.pruned} old vectors removed`,
+          );
       } finally {
         process.off('SIGINT', stop);
       }

@@ -1,0 +1,174 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { AiProvider, ChatMessage } from '../../src/core/ai/provider';
+import type { Memory } from '../../src/core/memory';
+import { openTemp, rejectsWith, tempDir } from './helpers';
+
+function write(root: string, relative: string, text: string): void {
+  const file = path.join(root, relative);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}
+
+const SETUP = `---
+title: Setup guide
+---
+# Setup
+
+Install with npm ci.
+
+## Deploy
+
+Run make deploy to ship to kubernetes.
+
+\`\`\`sh
+make deploy
+\`\`\`
+`;
+
+describe('rag', () => {
+  let memory: Memory;
+  let cleanup: () => Promise<void>;
+  let docs: string;
+  beforeEach(async () => {
+    ({ memory, cleanup } = await openTemp());
+    docs = tempDir('wm-docs-');
+    write(docs, 'setup.md', SETUP);
+    write(docs, 'notes/backups.txt', 'Database backups run nightly.\n\nThey are kept for thirty days.');
+  });
+  afterEach(async () => {
+    await cleanup();
+    fs.rmSync(docs, { recursive: true, force: true });
+  });
+
+  const commits = async () => (await memory.stats()).commits;
+
+  it('ingests documents as knowledge chunks with source, heading path, lines and file hash', async () => {
+    const report = await memory.rag.sync(docs, 'a');
+    assert.deepEqual(report.added, ['notes/backups.txt', 'setup.md']);
+    const chunks = await memory.knowledge.list('a');
+    const deploy = chunks.find((chunk) => chunk.content.includes('make deploy'));
+    assert.ok(deploy);
+    assert.equal(deploy.source, 'setup.md');
+    assert.equal(deploy.title, 'Setup guide');
+    assert.deepEqual(deploy.headingPath, ['Setup', 'Deploy']);
+    assert.equal(deploy.startLine, 8, 'line numbers count the front matter');
+    assert.match(deploy.sourceHash ?? '', /^[0-9a-f]{64}$/);
+    const status = memory.rag.status('a');
+    assert.equal(status.files, 2);
+    assert.equal(status.chunks, chunks.length);
+  });
+
+  it('a second sync with nothing changed changes nothing, even after a touch', async () => {
+    await memory.rag.sync(docs, 'a');
+    const before = await commits();
+    const again = await memory.rag.sync(docs, 'a');
+    assert.equal(again.unchanged, 2);
+    assert.deepEqual([again.added, again.updated, again.removed, again.renamed], [[], [], [], []]);
+    const future = new Date(Date.now() + 60_000);
+    fs.utimesSync(path.join(docs, 'setup.md'), future, future);
+    const touched = await memory.rag.sync(docs, 'a');
+    assert.equal(touched.unchanged, 2);
+    assert.equal(await commits(), before, 'no new commits');
+  });
+
+  it('replaces a modified file in place, keeping each chunk history', async () => {
+    await memory.rag.sync(docs, 'a');
+    const [chunk] = await memory.knowledge
+      .list('a')
+      .then((list) => list.filter((c) => c.source === 'notes/backups.txt'));
+    write(docs, 'notes/backups.txt', 'Database backups run hourly now.\n\nThey are kept for thirty days.');
+    const report = await memory.rag.sync(docs, 'a');
+    assert.deepEqual(report.updated, ['notes/backups.txt']);
+    const history = await memory.knowledge.history(chunk!.id);
+    assert.equal(history.length, 2);
+    assert.match(history[0]!.entity!.content, /hourly/);
+    assert.equal(
+      (await memory.knowledge.search('a', 'nightly backups', 5)).some((r) => r.entity.content.includes('nightly')),
+      false,
+    );
+  });
+
+  it('deletes the chunks of a deleted file with tombstones, and follows a rename without duplicates', async () => {
+    await memory.rag.sync(docs, 'a');
+    const before = await memory.knowledge.list('a');
+    fs.renameSync(path.join(docs, 'notes/backups.txt'), path.join(docs, 'backups.txt'));
+    const renamed = await memory.rag.sync(docs, 'a');
+    assert.deepEqual(renamed.renamed, [{ from: 'notes/backups.txt', to: 'backups.txt' }]);
+    const after = await memory.knowledge.list('a');
+    assert.equal(after.length, before.length, 'no duplicates');
+    assert.ok(after.some((chunk) => chunk.source === 'backups.txt'));
+    fs.rmSync(path.join(docs, 'setup.md'));
+    const removed = await memory.rag.sync(docs, 'a');
+    assert.deepEqual(removed.removed, ['setup.md']);
+    const gone = before.find((chunk) => chunk.source === 'setup.md')!;
+    assert.equal(await memory.knowledge.get(gone.id), null);
+    assert.equal((await memory.knowledge.history(gone.id))[0]?.commit.op, 'delete');
+    assert.equal(memory.rag.status('a').files, 1);
+    assert.equal((await memory.verify()).valid, true);
+  });
+
+  it('ingest adds and refreshes but never removes', async () => {
+    await memory.rag.ingest(docs, 'a');
+    fs.rmSync(path.join(docs, 'setup.md'));
+    const report = await memory.rag.ingest(docs, 'a');
+    assert.deepEqual(report.removed, []);
+    assert.equal(memory.rag.status('a').files, 2);
+  });
+
+  it('keeps manual knowledge with the same source alone', async () => {
+    const [manual] = await memory.knowledge.save('a', undefined, { content: 'hand-written note', source: 'setup.md' });
+    await memory.rag.sync(docs, 'a');
+    fs.rmSync(path.join(docs, 'setup.md'));
+    await memory.rag.sync(docs, 'a');
+    assert.ok(await memory.knowledge.get(manual.id));
+  });
+
+  it('reports bad files per file and goes on with the rest', async () => {
+    write(docs, 'binary.md', 'abc\u0000def');
+    const report = await memory.rag.sync(docs, 'a');
+    assert.deepEqual(report.added, ['notes/backups.txt', 'setup.md']);
+    assert.ok(report.skipped.some((file) => file.path.endsWith('binary.md') && /binary/i.test(file.reason)));
+    await rejectsWith(memory.rag.sync(path.join(docs, 'missing'), 'a'), 'NOT_FOUND');
+    await rejectsWith(memory.rag.sync(docs, 'bad/agent'), 'INVALID_ID');
+  });
+
+  it('can be cancelled, and the next sync finishes the job', async () => {
+    for (let i = 0; i < 30; i++) write(docs, `many/file-${i}.md`, `# File ${i}\n\nText number ${i}.`);
+    const controller = new AbortController();
+    const report = await memory.rag.sync(docs, 'a', {
+      signal: controller.signal,
+      onProgress: ({ done }) => {
+        if (done === 5) controller.abort();
+      },
+    });
+    assert.equal(report.cancelled, true);
+    assert.equal(report.removed.length, 0);
+    const rest = await memory.rag.sync(docs, 'a');
+    assert.equal(memory.rag.status('a').files, 32);
+    assert.ok(rest.added.length >= 27);
+  });
+
+  it('answers queries with ranked chunks, citations and, given a model, a grounded answer', async () => {
+    await memory.rag.sync(docs, 'a');
+    const plain = await memory.rag.query('a', 'how do I deploy to kubernetes?');
+    assert.equal(plain.chunks[0]?.citation, 'setup.md:8');
+    assert.match(plain.context, /^\[1\] setup\.md:8 — Setup › Deploy/);
+    assert.equal(plain.answer, undefined);
+    const seen: ChatMessage[][] = [];
+    const ai: AiProvider = {
+      chat: async (messages) => {
+        seen.push([...messages]);
+        return 'Run make deploy [1] setup.md:8.';
+      },
+    };
+    const answered = await memory.rag.query('a', 'how do I deploy to kubernetes?', { ai });
+    assert.equal(answered.answer, 'Run make deploy [1] setup.md:8.');
+    assert.match(seen[0]![1]!.content, /setup\.md:8/);
+    assert.match(seen[0]![0]!.content, /only the numbered sources/);
+    const nothing = await memory.rag.query('a', 'quantum chromodynamics', { ai });
+    assert.equal(nothing.chunks.length, 0);
+    assert.equal(seen.length, 1, 'no model call without sources');
+  });
+});
