@@ -159,7 +159,8 @@ export class Memory {
       columns: { ...DEFAULT_SCORING.columns, ...options.scoring?.columns },
       bm25: { ...DEFAULT_SCORING.bm25, ...options.scoring?.bm25 },
     };
-    const searcher = new Searcher(index, store, new QueryExpander(options.synonyms), scoring, now);
+    let expander: QueryExpander | undefined;
+    const searcher = new Searcher(index, store, () => (expander ??= new QueryExpander(options.synonyms)), scoring, now);
     const dedupThreshold = options.dedupThreshold ?? 0.7;
     if (!(dedupThreshold > 0 && dedupThreshold <= 1)) {
       db.close();

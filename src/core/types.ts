@@ -4,6 +4,13 @@ export const SHARED_AGENT_ID = '_shared';
 export const ENTITY_TYPES = ['memory', 'skill', 'knowledge', 'session', 'profile'] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
 
+/**
+ * The types search and recall look in, each with its own full-text index.
+ * Profiles are fetched by user and sessions by conversation.
+ */
+export const SEARCHABLE_TYPES = ['memory', 'skill', 'knowledge'] as const;
+export type SearchableType = (typeof SEARCHABLE_TYPES)[number];
+
 export const MEMORY_CATEGORIES = ['fact', 'decision', 'issue', 'task', 'correction'] as const;
 export type MemoryCategory = (typeof MEMORY_CATEGORIES)[number];
 

@@ -1,12 +1,10 @@
 import { MemoryError } from '../errors';
 import { findNearDuplicate } from '../search/dedup';
 import type { SearchOptions, SearchResult, SearchScope } from '../search/searcher';
-import type { CommitInfo, EntityByType, InputByType, UpdateByType } from '../types';
+import type { CommitInfo, EntityByType, InputByType, SearchableType, UpdateByType } from '../types';
 import { SHARED_AGENT_ID } from '../types';
 import { assertId, assertLimit, assertOptionalId } from '../validation';
 import { Collection } from './collection';
-
-export type SearchableType = 'memory' | 'skill' | 'knowledge';
 
 /** What saveOrUpdate returns: the entity, its commit, and whether an existing entity was updated. */
 export type DedupResult<T extends SearchableType> = [

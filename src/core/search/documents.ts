@@ -1,5 +1,5 @@
 import type { VersionBody } from '../store/entity-store';
-import type { EntityType } from '../types';
+import { SEARCHABLE_TYPES } from '../types';
 import { tokenize } from './tokenizer';
 
 /** The terms one entity contributes to the full-text index, column by column. */
@@ -11,12 +11,6 @@ export interface SearchDocument {
   meta: string[];
 }
 
-/**
- * What search and recall look in. Profiles are fetched by user and sessions
- * by conversation; indexing them would only skew the word statistics.
- */
-export const SEARCHABLE_TYPES: readonly EntityType[] = ['memory', 'skill', 'knowledge'];
-
 function text(value: unknown): string {
   if (typeof value === 'string') return value;
   if (Array.isArray(value)) return value.filter((item) => typeof item === 'string').join('\n');
@@ -24,7 +18,7 @@ function text(value: unknown): string {
 }
 
 export function documentFor(body: VersionBody): SearchDocument | null {
-  if (!SEARCHABLE_TYPES.includes(body.type)) return null;
+  if (!(SEARCHABLE_TYPES as readonly string[]).includes(body.type)) return null;
   const meta = [body.title, text(body.headingPath), body.category, body.status, body.source, text(body.questions)].map(
     text,
   );

@@ -1,6 +1,6 @@
 import type { Database, Row } from '../store/database';
 import type { VersionBody } from '../store/entity-store';
-import type { EntityType } from '../types';
+import { SEARCHABLE_TYPES, type EntityType } from '../types';
 import { type SearchDocument, documentFor, documentLength } from './documents';
 
 /** Called by the entity store inside each write transaction, so the index never lags the data. */
@@ -20,9 +20,8 @@ export interface ColumnWeights {
 }
 
 export interface IndexStats {
-  /** Indexed documents of every type. */
   docs: number;
-  /** Average length in terms of the documents of the type searched. */
+  /** Average document length in terms. */
   averageLength: number;
 }
 
@@ -40,6 +39,10 @@ export interface IndexScope {
 }
 
 const split = (value: unknown): string[] => (value ? String(value).split(' ') : []);
+
+/** The FTS5 table (and its vocabulary) of one searchable type. */
+const ftsTable = (type: string): string => `search_fts_${type}`;
+const vocabTable = (type: string): string => `search_vocab_${type}`;
 
 function toCandidate(row: Row): Candidate {
   return {
@@ -72,7 +75,11 @@ export class FtsIndex implements EntityIndexer {
       length,
       ...columns,
     );
-    this.db.run('INSERT INTO search_fts (rowid, content, tags, meta) VALUES (?, ?, ?, ?)', lastInsertRowid, ...columns);
+    this.db.run(
+      `INSERT INTO ${ftsTable(body.type)} (rowid, content, tags, meta) VALUES (?, ?, ?, ?)`,
+      lastInsertRowid,
+      ...columns,
+    );
     this.db.run(
       `INSERT INTO search_stats (type, docs, terms) VALUES (?, 1, ?)
        ON CONFLICT(type) DO UPDATE SET docs = docs + 1, terms = terms + excluded.terms`,
@@ -90,7 +97,8 @@ export class FtsIndex implements EntityIndexer {
     if (!row) return;
     // An external-content FTS5 table forgets a row when told its old values.
     this.db.run(
-      "INSERT INTO search_fts (search_fts, rowid, content, tags, meta) VALUES ('delete', ?, ?, ?, ?)",
+      `INSERT INTO ${ftsTable(String(row.type))} (${ftsTable(String(row.type))}, rowid, content, tags, meta)
+       VALUES ('delete', ?, ?, ?, ?)`,
       Number(row.rowid),
       String(row.content),
       String(row.tags),
@@ -105,7 +113,8 @@ export class FtsIndex implements EntityIndexer {
   }
 
   clear(): void {
-    this.db.run("INSERT INTO search_fts (search_fts) VALUES ('delete-all')");
+    for (const type of SEARCHABLE_TYPES)
+      this.db.run(`INSERT INTO ${ftsTable(type)} (${ftsTable(type)}) VALUES ('delete-all')`);
     this.db.run('DELETE FROM search_docs');
     this.db.run('DELETE FROM search_stats');
   }
@@ -122,16 +131,15 @@ export class FtsIndex implements EntityIndexer {
     return this.db
       .all(
         `SELECT d.entity_id, d.content, d.tags, d.meta
-         FROM (SELECT f.rowid AS id, bm25(search_fts, ?, ?, ?) AS rank
-               FROM search_fts f JOIN search_docs s ON s.rowid = f.rowid
-               WHERE search_fts MATCH ? AND s.type = ? AND s.agent_id IN (${agents})${user}
+         FROM (SELECT f.rowid AS id, bm25(${ftsTable(scope.type)}, ?, ?, ?) AS rank
+               FROM ${ftsTable(scope.type)} f JOIN search_docs s ON s.rowid = f.rowid
+               WHERE ${ftsTable(scope.type)} MATCH ? AND s.agent_id IN (${agents})${user}
                ORDER BY rank LIMIT ?) r
          JOIN search_docs d ON d.rowid = r.id ORDER BY r.rank`,
         weights.content,
         weights.tags,
         weights.meta,
         match,
-        scope.type,
         ...scope.agentIds,
         ...(scope.userId === undefined ? [] : [scope.userId]),
         limit,
@@ -139,24 +147,20 @@ export class FtsIndex implements EntityIndexer {
       .map(toCandidate);
   }
 
-  /** How many indexed documents contain each term (in any column). */
-  documentFrequencies(terms: readonly string[]): Map<string, number> {
+  /** How many indexed documents of `type` contain each term (in any column). */
+  documentFrequencies(type: EntityType, terms: readonly string[]): Map<string, number> {
     const frequencies = new Map<string, number>();
     for (const term of terms) {
-      const row = this.db.get('SELECT doc FROM search_vocab WHERE term = ?', term);
+      const row = this.db.get(`SELECT doc FROM ${vocabTable(type)} WHERE term = ?`, term);
       if (row) frequencies.set(term, Number(row.doc));
     }
     return frequencies;
   }
 
-  /** The document count over all types (idf is store-wide, as FTS5's document frequencies are) and `type`'s average length. */
+  /** How many documents of `type` are indexed, and their average length. */
   stats(type: EntityType): IndexStats {
-    let docs = 0;
-    let ofType = { docs: 0, terms: 0 };
-    for (const row of this.db.all('SELECT type, docs, terms FROM search_stats')) {
-      docs += Number(row.docs);
-      if (row.type === type) ofType = { docs: Number(row.docs), terms: Number(row.terms) };
-    }
-    return { docs, averageLength: ofType.docs > 0 ? ofType.terms / ofType.docs : 0 };
+    const row = this.db.get('SELECT docs, terms FROM search_stats WHERE type = ?', type);
+    const docs = Number(row?.docs ?? 0);
+    return { docs, averageLength: docs > 0 ? Number(row?.terms ?? 0) / docs : 0 };
   }
 }

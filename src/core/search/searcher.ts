@@ -37,20 +37,21 @@ export class Searcher {
   constructor(
     private readonly index: FtsIndex,
     private readonly reader: EntityReader,
-    private readonly expander: QueryExpander,
+    /** Built on first use: it tokenizes the whole synonym map, which opening a store should not wait for. */
+    private readonly expander: () => QueryExpander,
     private readonly scoring: ScoringOptions,
     private readonly now: () => Date,
   ) {}
 
   search(scope: SearchScope, query: string, limit: number, options: SearchOptions = {}): SearchResult[] {
-    const groups = this.expander
+    const groups = this.expander()
       .expand(query)
       .filter((group) => group.length > 0)
       .slice(0, MAX_QUERY_TERMS);
     if (groups.length === 0 || scope.agentIds.length === 0) return [];
     const terms = [...new Set(groups.flat())];
     const stats = this.index.stats(scope.type);
-    const frequencies = this.index.documentFrequencies(terms);
+    const frequencies = this.index.documentFrequencies(scope.type, terms);
     const weighted = termGroups(groups, frequencies, stats.docs);
     const pool = this.candidates(scope, weighted, frequencies, Math.max(limit * 4, this.scoring.candidates), limit);
     if (pool.length === 0) return [];

@@ -1,7 +1,7 @@
 import type { Database } from '../store/database';
 import type { VersionBody } from '../store/entity-store';
 import type { EntityType } from '../types';
-import { SEARCHABLE_TYPES } from './documents';
+import { SEARCHABLE_TYPES } from '../types';
 import type { IndexScope } from './fts-index';
 
 /** The text an entity is embedded by: its title, content and tags, capped for the model's context. */

@@ -1,3 +1,4 @@
+import { SEARCHABLE_TYPES } from '../types';
 import type { Database } from './database';
 
 /** Bumped whenever the layout changes; `migrate` brings older stores forward. */
@@ -60,9 +61,11 @@ CREATE TABLE access (
 ) WITHOUT ROWID;
 
 -- Full-text search. search_docs holds each indexed entity's scope and its
--- pre-tokenized terms (see search/tokenizer.ts) column by column; search_fts
--- indexes those terms as an external-content FTS5 table, so they are stored
--- once and the searcher can rescore candidates without tokenizing them again.
+-- pre-tokenized terms (see search/tokenizer.ts) column by column; one
+-- external-content FTS5 table per searchable type indexes those terms, so
+-- they are stored once and the searcher can rescore candidates without
+-- tokenizing them again. Separate tables keep a search of 200 skills from
+-- wading through 100,000 memories, and give each type its own word counts.
 -- FTS5 only splits on spaces here, and keeps no positions (detail=column):
 -- its BM25 only pre-ranks candidates that the searcher rescores with real
 -- term frequencies, and the smaller index makes writes about 15% faster.
@@ -80,16 +83,17 @@ CREATE TABLE search_docs (
   tags TEXT NOT NULL,
   meta TEXT NOT NULL
 );
-CREATE VIRTUAL TABLE search_fts USING fts5(
+${SEARCHABLE_TYPES.map(
+  (type) => `CREATE VIRTUAL TABLE search_fts_${type} USING fts5(
   content, tags, meta,
   content = 'search_docs', content_rowid = 'rowid', detail = column,
   tokenize = "unicode61 remove_diacritics 0 tokenchars '_'"
 );
-CREATE VIRTUAL TABLE search_vocab USING fts5vocab(search_fts, 'row');
+CREATE VIRTUAL TABLE search_vocab_${type} USING fts5vocab(search_fts_${type}, 'row');`,
+).join('\n')}
 -- Row count and total length of the indexed documents per type, kept in
--- step with search_docs by every write: BM25's document count and each
--- type's average length (long document chunks must not make every memory
--- look short).
+-- step with search_docs by every write: BM25's document count and average
+-- length (long document chunks must not make every memory look short).
 CREATE TABLE search_stats (
   type TEXT PRIMARY KEY,
   docs INTEGER NOT NULL,
