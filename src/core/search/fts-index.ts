@@ -80,6 +80,8 @@ export class FtsIndex implements EntityIndexer {
       lastInsertRowid,
       ...columns,
     );
+    // Found again through the entity's ref (whose row this write just touched) rather than an index of its own.
+    this.db.run('UPDATE refs SET search_rowid = ? WHERE id = ?', lastInsertRowid, entityId);
     this.db.run(
       `INSERT INTO search_stats (type, docs, terms) VALUES (?, 1, ?)
        ON CONFLICT(type) DO UPDATE SET docs = docs + 1, terms = terms + excluded.terms`,
@@ -91,7 +93,8 @@ export class FtsIndex implements EntityIndexer {
 
   remove(entityId: string): void {
     const row = this.db.get(
-      'SELECT rowid, type, content, tags, meta, length FROM search_docs WHERE entity_id = ?',
+      `SELECT d.rowid, d.type, d.content, d.tags, d.meta, d.length FROM refs r JOIN search_docs d ON d.rowid = r.search_rowid
+       WHERE r.id = ?`,
       entityId,
     );
     if (!row) return;

@@ -45,6 +45,12 @@ export class Database {
       // 32 MB of page cache: hash-keyed tables are written in random order.
       this.db.exec('PRAGMA cache_size = -32000');
       this.db.exec('PRAGMA mmap_size = 268435456');
+      // Checkpoint every ~32 MB of log rather than every 4 MB: a checkpoint
+      // rewrites pages into the database and syncs it, and doing that eight
+      // times less often made single saves ~25% and bulk saves ~40% faster
+      // (bench/store.mjs). The log is capped and removed on the last close.
+      this.db.exec('PRAGMA wal_autocheckpoint = 8000');
+      this.db.exec('PRAGMA journal_size_limit = 67108864');
       const version = Number(this.get('PRAGMA user_version')?.user_version ?? 0);
       if (version > SCHEMA_VERSION) {
         throw new MemoryError(

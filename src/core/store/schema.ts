@@ -43,7 +43,9 @@ CREATE TABLE refs (
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
   conversation_id TEXT,
-  source TEXT
+  source TEXT,
+  -- The search_docs row that indexes the entity, if any.
+  search_rowid INTEGER
 ) WITHOUT ROWID;
 -- Lists filter by type and agent and page newest first (created_at, then id
 -- for a stable order); user_id rides along so a per-user list is answered
@@ -74,7 +76,7 @@ CREATE TABLE access (
 -- store, five times slower than checking these columns.
 CREATE TABLE search_docs (
   rowid INTEGER PRIMARY KEY,
-  entity_id TEXT NOT NULL UNIQUE,
+  entity_id TEXT NOT NULL,
   type TEXT NOT NULL,
   agent_id TEXT NOT NULL,
   user_id TEXT,
