@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { percentile, timeEach } from './measure.mjs';
 import { realisticCorpus } from './synthetic.mjs';
 
 const require = createRequire(import.meta.url);
@@ -12,19 +13,6 @@ const { Memory } = require('../dist/core.js');
 
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
 const QUERIES = 400;
-
-const percentile = (values, p) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
-
-async function timeAll(count, fn) {
-  const times = [];
-  for (let i = 0; i < count; i++) {
-    const start = process.hrtime.bigint();
-    await fn(i);
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  return times;
-}
 
 async function run(size) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `wm-search-${size}-`));
@@ -46,9 +34,9 @@ async function run(size) {
     for (let i = 0; i < 200; i++)
       await memory.skills.save('agent', undefined, { content: corpus.memory(size + i).content });
     const questions = Array.from({ length: QUERIES }, () => corpus.question());
-    await timeAll(20, (i) => memory.memories.search('agent', 'user', questions[i], 10)); // warm up
-    const search = await timeAll(QUERIES, (i) => memory.memories.search('agent', 'user', questions[i], 10));
-    const recall = await timeAll(QUERIES / 2, (i) => memory.recall('agent', 'user', questions[i]));
+    await timeEach(20, (i) => memory.memories.search('agent', 'user', questions[i], 10)); // warm up
+    const search = await timeEach(QUERIES, (i) => memory.memories.search('agent', 'user', questions[i], 10));
+    const recall = await timeEach(QUERIES / 2, (i) => memory.recall('agent', 'user', questions[i]));
     const hits = (
       await Promise.all(questions.slice(0, 50).map((q) => memory.memories.search('agent', 'user', q, 10)))
     ).filter((r) => r.length).length;

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { percentile, timeEach } from './measure.mjs';
 import { memoryInput, random } from './synthetic.mjs';
 
 const require = createRequire(import.meta.url);
@@ -13,21 +14,6 @@ const { Memory } = require('../dist/core.js');
 
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
 const AGENTS = 10;
-
-const percentile = (values, p) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
-
-async function timeEachAsync(count, fn) {
-  const times = [];
-  for (let i = 0; i < count; i++) {
-    const start = process.hrtime.bigint();
-    await fn(i);
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  return times;
-}
 
 /** Child mode: open an existing store in a fresh process and report time and memory. */
 async function childOpen(dir) {
@@ -84,9 +70,9 @@ async function run(size) {
     await full.close();
 
     const sample = Array.from({ length: 2000 }, () => ids[Math.floor(rng() * ids.length)]);
-    const getTimes = await timeEachAsync(sample.length, (i) => memory.memories.get(sample[i]));
-    const historyTimes = await timeEachAsync(sample.length, (i) => memory.memories.history(sample[i]));
-    const listTimes = await timeEachAsync(200, (i) =>
+    const getTimes = await timeEach(sample.length, (i) => memory.memories.get(sample[i]));
+    const historyTimes = await timeEach(sample.length, (i) => memory.memories.history(sample[i]));
+    const listTimes = await timeEach(200, (i) =>
       memory.memories.listPaginated(`agent-${i % AGENTS}`, 'user', { limit: 50 }),
     );
     const verifyStart = performance.now();

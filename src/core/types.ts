@@ -45,21 +45,9 @@ export interface SkillEntity extends EntityBase {
   status: SkillStatus;
 }
 
-export interface KnowledgeEntity extends EntityBase {
+export interface KnowledgeEntity extends EntityBase, Omit<KnowledgeInput, 'tags'> {
   type: 'knowledge';
-  content: string;
   tags: string[];
-  /** The document's title or the chunk's heading path; searched with extra weight. */
-  title?: string;
-  source?: string;
-  chunkIndex?: number;
-  version?: string;
-  questions?: string[];
-  /** Document chunks: the headings above the chunk, its lines in the file, and the file's SHA-256. */
-  headingPath?: string[];
-  startLine?: number;
-  endLine?: number;
-  sourceHash?: string;
 }
 
 export interface SessionMessage {
@@ -110,11 +98,13 @@ export interface SkillInput {
 export interface KnowledgeInput {
   content: string;
   tags?: string[];
+  /** The document's title; searched with extra weight. */
   title?: string;
   source?: string;
   chunkIndex?: number;
   version?: string;
   questions?: string[];
+  /** Document chunks: the headings above the chunk, its lines in the file, and the file's SHA-256. */
   headingPath?: string[];
   startLine?: number;
   endLine?: number;

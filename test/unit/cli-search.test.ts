@@ -348,7 +348,9 @@ describe('cli search, recall, reindex and save --dedup', function () {
 
     it('repairs an index emptied behind the store’s back', () => {
       const db = new DatabaseSync(path.join(dir, 'memory.db'));
-      db.exec("INSERT INTO search_fts_memory (search_fts_memory) VALUES ('delete-all'); DELETE FROM search_docs; DELETE FROM search_stats;");
+      db.exec(
+        "INSERT INTO search_fts_memory (search_fts_memory) VALUES ('delete-all'); DELETE FROM search_docs; DELETE FROM search_stats;",
+      );
       db.close();
       assert.deepEqual(json<SearchResult[]>(['search', 'deploy', ...scope()]), []);
       json<{ indexed: number }>(['reindex', '--dir', dir]);
