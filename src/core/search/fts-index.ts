@@ -5,8 +5,12 @@ import { type SearchDocument, documentFor, documentLength } from './documents';
 
 /** Called by the entity store inside each write transaction, so the index never lags the data. */
 export interface EntityIndexer {
-  /** Returns whether the entity is searchable (profiles, for one, are not). */
-  index(entityId: string, body: VersionBody, fresh: boolean): boolean;
+  /**
+   * Indexes a version of an entity; returns the search row to record on
+   * the entity's ref, or null when the entity is not searchable (profiles,
+   * sessions).
+   */
+  index(entityId: string, body: VersionBody, fresh: boolean): number | null;
   remove(entityId: string): void;
   /** Drops every row; `index` is then called for each live entity. */
   clear(): void;
@@ -59,10 +63,10 @@ function toCandidate(row: Row): Candidate {
 export class FtsIndex implements EntityIndexer {
   constructor(private readonly db: Database) {}
 
-  index(entityId: string, body: VersionBody, fresh: boolean): boolean {
+  index(entityId: string, body: VersionBody, fresh: boolean): number | null {
     if (!fresh) this.remove(entityId);
     const doc = documentFor(body);
-    if (!doc) return false;
+    if (!doc) return null;
     const length = documentLength(doc);
     const columns = [doc.content, doc.tags, doc.meta].map((terms) => terms.join(' '));
     const { lastInsertRowid } = this.db.run(
@@ -80,15 +84,33 @@ export class FtsIndex implements EntityIndexer {
       lastInsertRowid,
       ...columns,
     );
-    // Found again through the entity's ref (whose row this write just touched) rather than an index of its own.
-    this.db.run('UPDATE refs SET search_rowid = ? WHERE id = ?', lastInsertRowid, entityId);
-    this.db.run(
-      `INSERT INTO search_stats (type, docs, terms) VALUES (?, 1, ?)
-       ON CONFLICT(type) DO UPDATE SET docs = docs + 1, terms = terms + excluded.terms`,
-      body.type,
-      length,
+    this.countChange(body.type, 1, length);
+    return lastInsertRowid;
+  }
+
+  /** Document counts and lengths change per write but are stored once per transaction. */
+  private countChange(type: string, docs: number, terms: number): void {
+    const pending = this.pendingCounts();
+    const delta = pending.get(type) ?? { docs: 0, terms: 0 };
+    pending.set(type, { docs: delta.docs + docs, terms: delta.terms + terms });
+  }
+
+  private pendingCounts(): Map<string, { docs: number; terms: number }> {
+    return this.db.perTransaction(
+      'search_stats',
+      () => new Map<string, { docs: number; terms: number }>(),
+      (changes) => {
+        for (const [type, delta] of changes) {
+          this.db.run(
+            `INSERT INTO search_stats (type, docs, terms) VALUES (?, ?, ?)
+             ON CONFLICT(type) DO UPDATE SET docs = docs + excluded.docs, terms = terms + excluded.terms`,
+            type,
+            delta.docs,
+            delta.terms,
+          );
+        }
+      },
     );
-    return true;
   }
 
   remove(entityId: string): void {
@@ -108,11 +130,7 @@ export class FtsIndex implements EntityIndexer {
       String(row.meta),
     );
     this.db.run('DELETE FROM search_docs WHERE rowid = ?', Number(row.rowid));
-    this.db.run(
-      'UPDATE search_stats SET docs = docs - 1, terms = terms - ? WHERE type = ?',
-      Number(row.length),
-      String(row.type),
-    );
+    this.countChange(String(row.type), -1, -Number(row.length));
   }
 
   clear(): void {
@@ -120,6 +138,7 @@ export class FtsIndex implements EntityIndexer {
       this.db.run(`INSERT INTO ${ftsTable(type)} (${ftsTable(type)}) VALUES ('delete-all')`);
     this.db.run('DELETE FROM search_docs');
     this.db.run('DELETE FROM search_stats');
+    this.pendingCounts().clear();
   }
 
   /**

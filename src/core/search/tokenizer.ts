@@ -171,7 +171,13 @@ function addCjkTerms(run: string, terms: string[]): void {
   }
 }
 
+// A plain number is its own term, cheaper to return than to look up, and
+// numbers (ids, counts, line numbers) are the tokens that would otherwise
+// fill the cache and push real words out of it.
+const PLAIN_NUMBER = /^[0-9]{1,64}$/;
+
 function analyzeWord(word: string): WordTerms {
+  if (PLAIN_NUMBER.test(word)) return { terms: [word] };
   const cached = wordCache.get(word);
   if (cached !== undefined) return cached;
   const analysis = wordTerms(word);

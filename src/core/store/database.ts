@@ -27,6 +27,8 @@ export class Database {
   private readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
   private inTransaction = false;
+  /** Work gathered during the open transaction and written once, just before it commits. */
+  private readonly deferred = new Map<string, { state: unknown; flush: (state: unknown) => void }>();
   private closed = false;
 
   constructor(
@@ -118,6 +120,7 @@ export class Database {
     this.inTransaction = true;
     try {
       const result = work();
+      for (const { state, flush } of this.deferred.values()) flush(state);
       this.exec('COMMIT');
       return result;
     } catch (error) {
@@ -129,7 +132,23 @@ export class Database {
       throw translateSqliteError(error);
     } finally {
       this.inTransaction = false;
+      this.deferred.clear();
     }
+  }
+
+  /**
+   * State that lives for the current transaction only: created on first
+   * use, handed to `flush` just before the commit, dropped on rollback. Lets
+   * a bulk write update a summary row once instead of once per entity.
+   */
+  perTransaction<T>(key: string, create: () => T, flush: (state: T) => void): T {
+    if (!this.inTransaction) throw new Error('perTransaction needs an open transaction');
+    let entry = this.deferred.get(key);
+    if (!entry) {
+      entry = { state: create(), flush: flush as (state: unknown) => void };
+      this.deferred.set(key, entry);
+    }
+    return entry.state as T;
   }
 
   /** Counts commits by any connection: changes when another process wrote. */

@@ -224,14 +224,16 @@ export class EntityStore {
       request.message,
       time,
     );
+    // Indexed before the ref is written, so the ref records its search row in the same statement.
+    const searchRowid = this.indexer.index(request.id, request.body, request.fresh === true);
     this.db.run(
       `INSERT INTO refs (id, type, agent_id, user_id, head_seq, object_seq, deleted, created_at, updated_at,
-         conversation_id, source)
-       VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
+         conversation_id, source, search_rowid)
+       VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)
        ON CONFLICT(id) DO UPDATE SET agent_id = excluded.agent_id, user_id = excluded.user_id,
          head_seq = excluded.head_seq, object_seq = excluded.object_seq, deleted = 0,
          created_at = excluded.created_at, updated_at = excluded.updated_at,
-         conversation_id = excluded.conversation_id, source = excluded.source`,
+         conversation_id = excluded.conversation_id, source = excluded.source, search_rowid = excluded.search_rowid`,
       request.id,
       request.body.type,
       request.body.agentId,
@@ -242,8 +244,8 @@ export class EntityStore {
       commit.time,
       typeof request.body.conversationId === 'string' ? request.body.conversationId : null,
       typeof request.body.source === 'string' ? request.body.source : null,
+      searchRowid,
     );
-    this.indexer.index(request.id, request.body, request.fresh === true);
     return {
       entity: entityFromBody(request.id, request.body, createdAt, commit.time),
       commit,
@@ -279,7 +281,9 @@ export class EntityStore {
     for (const row of this.db.iterate(
       'SELECT r.id, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq WHERE r.deleted = 0',
     )) {
-      if (this.indexer.index(String(row.id), JSON.parse(String(row.data)) as VersionBody, true)) count++;
+      const searchRowid = this.indexer.index(String(row.id), JSON.parse(String(row.data)) as VersionBody, true);
+      this.db.run('UPDATE refs SET search_rowid = ? WHERE id = ?', searchRowid, String(row.id));
+      if (searchRowid !== null) count++;
     }
     return count;
   }
