@@ -27,6 +27,12 @@ export function withStoreOptions(command: Command): Command {
     .option('--json', 'print machine-readable JSON', false);
 }
 
+/** What withScopeOptions adds to a command's options. */
+export interface ScopeOptions extends GlobalOptions {
+  agent: string;
+  user?: string;
+}
+
 /** Adds --agent and --user to a command. */
 export function withScopeOptions(command: Command): Command {
   return command

@@ -5,6 +5,7 @@ import { ENTITY_TYPES, type EntityType } from '../../core/types';
 import { assertEntityType } from '../../core/validation';
 import {
   type GlobalOptions,
+  type ScopeOptions,
   parseInteger,
   parseJsonObject,
   readStdin,
@@ -109,7 +110,10 @@ export function registerEntityCommands(program: Command): void {
     .action(
       async (
         type: string,
-        options: GlobalOptions & { agent: string; user?: string; limit: number; offset: number },
+        options: ScopeOptions & {
+          limit: number;
+          offset: number;
+        },
       ) => {
         const entityType: EntityType = assertEntityType(type);
         const page = await withMemory(options, (memory) =>

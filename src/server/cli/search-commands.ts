@@ -2,7 +2,14 @@ import { Command } from 'commander';
 import { MemoryError } from '../../core/errors';
 import type { SearchResult } from '../../core/search/searcher';
 import { assertEntityType } from '../../core/validation';
-import { type GlobalOptions, parseInteger, withMemory, withScopeOptions, withStoreOptions } from './context';
+import {
+  type GlobalOptions,
+  type ScopeOptions,
+  parseInteger,
+  withMemory,
+  withScopeOptions,
+  withStoreOptions,
+} from './context';
 import { entityLine, print, printJson } from './output';
 
 const SEARCHABLE = ['memory', 'skill', 'knowledge'] as const;
@@ -21,9 +28,7 @@ export function registerSearchCommands(program: Command): void {
     .action(
       async (
         query: string,
-        options: GlobalOptions & {
-          agent: string;
-          user?: string;
+        options: ScopeOptions & {
           type: string;
           limit: number;
           shared: boolean;
@@ -63,9 +68,7 @@ export function registerSearchCommands(program: Command): void {
     .action(
       async (
         query: string,
-        options: GlobalOptions & {
-          agent: string;
-          user?: string;
+        options: ScopeOptions & {
           maxItems: number;
           maxChars: number;
           maxTokens?: number;
