@@ -157,7 +157,6 @@ describe('cli search, recall, reindex and save --dedup', function () {
         [['search', 'deploy', ...scope(), '--type', 'note'], /UNKNOWN_TYPE/],
         [['search', 'deploy', ...scope(), '--limit', '500'], /LIMIT_TOO_LARGE/],
         [['search', 'deploy', ...scope(), '--limit', '0'], /INVALID_INPUT/],
-        [['search', 'deploy', ...scope(), '--limit', 'ten'], /INVALID_INPUT/],
         [['search', 'x'.repeat(10_001), ...scope()], /INVALID_INPUT/],
         [['search', 'deploy', '--dir', dir, '--agent', 'a/b'], /INVALID_ID/],
         [['search', 'deploy', '--dir', path.join(dir, 'missing')], /init/],
@@ -239,11 +238,22 @@ describe('cli search, recall, reindex and save --dedup', function () {
       }
     });
 
+    it('treats a value that is not a number as bad usage (exit status 2)', () => {
+      for (const args of [
+        ['recall', 'deploy', ...scope(), '--max-items', 'many'],
+        ['search', 'deploy', ...scope(), '--limit', 'ten'],
+      ]) {
+        const result = cli(args);
+        assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+        assert.match(result.stderr, /must be a whole number/);
+        assert.equal(result.stdout, '');
+      }
+    });
+
     it('fails with a one-line reason on bad options', () => {
       for (const args of [
         ['--max-items', '500'],
         ['--max-items', '-1'],
-        ['--max-items', 'many'],
         ['--max-chars', '-5'],
         ['--max-tokens', '-1'],
       ]) {

@@ -109,6 +109,26 @@ describe('rag', () => {
     assert.equal((await memory.verify()).valid, true);
   });
 
+  it('removes every deleted file even when several had the same content', async () => {
+    write(docs, 'a.md', '# Zebra\n\nStripes.');
+    write(docs, 'b.md', '# Zebra\n\nStripes.');
+    await memory.rag.sync(docs, 'a');
+    fs.rmSync(path.join(docs, 'a.md'));
+    fs.rmSync(path.join(docs, 'b.md'));
+    const report = await memory.rag.sync(docs, 'a');
+    assert.deepEqual(report.removed, ['a.md', 'b.md']);
+    assert.deepEqual(await memory.knowledge.search('a', 'zebra stripes', 5), []);
+  });
+
+  it('re-adds a file whose chunks were deleted behind its back (cleanup, a hand-made delete)', async () => {
+    await memory.rag.sync(docs, 'a');
+    const chunks = (await memory.knowledge.list('a')).filter((chunk) => chunk.source === 'notes/backups.txt');
+    await memory.knowledge.deleteMany(chunks.map((chunk) => chunk.id));
+    const report = await memory.rag.sync(docs, 'a');
+    assert.deepEqual(report.added, ['notes/backups.txt']);
+    assert.equal((await memory.knowledge.search('a', 'nightly backups', 5)).length > 0, true);
+  });
+
   it('ingest adds and refreshes but never removes', async () => {
     await memory.rag.ingest(docs, 'a');
     fs.rmSync(path.join(docs, 'setup.md'));

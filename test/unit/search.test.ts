@@ -918,3 +918,32 @@ describe('search', () => {
     assert.deepEqual(contents(await memory.memories.search('a', 'u', 'websocket')), [m.content]);
   });
 });
+
+describe('search index after delete and re-import', () => {
+  it('a deleted entity brought back by import never takes another entity out of the index', async () => {
+    const { memory, cleanup } = await openTemp();
+    try {
+      const [a] = await memory.memories.save('agent', 'u', { content: 'alpha apples orchard' });
+      const exported = await memory.export();
+      await memory.memories.delete(a.id);
+      const [b] = await memory.memories.save('agent', 'u', { content: 'bravo bananas plantation' });
+      await memory.import(exported);
+      assert.deepEqual(
+        (await memory.memories.search('agent', 'u', 'bananas')).map((r) => r.entity.id),
+        [b.id],
+      );
+      assert.deepEqual(
+        (await memory.memories.search('agent', 'u', 'apples')).map((r) => r.entity.id),
+        [a.id],
+      );
+      await memory.rebuildIndex();
+      await memory.memories.delete(a.id);
+      assert.deepEqual(
+        (await memory.memories.search('agent', 'u', 'bananas')).map((r) => r.entity.id),
+        [b.id],
+      );
+    } finally {
+      await cleanup();
+    }
+  });
+});

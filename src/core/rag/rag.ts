@@ -106,6 +106,9 @@ export class Rag {
     assertId(agentId, 'agent id');
     const listing = await listDocuments(path, options);
     const stamps = this.store.stamps(agentId);
+    // A file counts as synced only while its chunks are alive: cleanup or a
+    // hand-made delete may have removed them since, and then it is re-added.
+    const live = this.store.chunkCounts(agentId);
     const report: SyncReport = {
       root: listing.root,
       added: [],
@@ -129,7 +132,8 @@ export class Rag {
       const stamp = stamps.get(entry.relativePath);
       options.onProgress?.({ done: ++done, total, path: entry.relativePath });
       // Same size and time as when it was last synced: not even read.
-      if (stamp && stamp.bytes === entry.bytes && stamp.mtimeMs === entry.mtimeMs) {
+      const alive = (live.get(entry.relativePath) ?? 0) > 0;
+      if (stamp && alive && stamp.bytes === entry.bytes && stamp.mtimeMs === entry.mtimeMs) {
         report.unchanged++;
         continue;
       }
@@ -145,11 +149,11 @@ export class Rag {
         report.skipped.push(file);
         continue;
       }
-      if (stamp?.sha256 === file.sha256) {
+      if (stamp && alive && stamp.sha256 === file.sha256) {
         // Touched but not changed: remember the new time, make no commit.
         touched.push(stampOf(file));
         report.unchanged++;
-      } else if (stamp) changed.push(file);
+      } else if (stamp && alive) changed.push(file);
       else fresh.push(file);
     }
     report.cancelled = options.signal?.aborted ?? false;
@@ -157,15 +161,18 @@ export class Rag {
 
     // Files gone from disk; a new file with the same content is their new name.
     const gone = mirror && !report.cancelled ? [...stamps.values()].filter((stamp) => !seen.has(stamp.path)) : [];
-    const goneByHash = new Map(gone.map((stamp) => [stamp.sha256, stamp]));
+    // Several deleted files may share content: each rename takes one of them.
+    const goneByHash = new Map<string, FileStamp[]>();
+    for (const stamp of gone) goneByHash.set(stamp.sha256, [...(goneByHash.get(stamp.sha256) ?? []), stamp]);
+    const renamedFrom = new Set<string>();
     const added: LoadedFile[] = [];
     for (const file of fresh) {
-      const previous = goneByHash.get(file.sha256);
+      const previous = goneByHash.get(file.sha256)?.find((stamp) => !renamedFrom.has(stamp.path));
       if (!previous) {
         added.push(file);
         continue;
       }
-      goneByHash.delete(file.sha256);
+      renamedFrom.add(previous.path);
       await this.replace(this.store.chunksOf(agentId, previous.path), file, agentId, options, report);
       this.store.saveStamps(agentId, [stampOf(file)], [previous.path]);
       report.renamed.push({ from: previous.path, to: file.relativePath });
@@ -176,7 +183,7 @@ export class Rag {
       report.updated.push(file.relativePath);
     }
     await this.addAll(added, agentId, options, report);
-    for (const stamp of goneByHash.values()) {
+    for (const stamp of gone.filter((stamp) => !renamedFrom.has(stamp.path))) {
       const ids = this.store.chunksOf(agentId, stamp.path);
       if (ids.length) await this.store.deleteChunks(ids);
       this.store.saveStamps(agentId, [], [stamp.path]);

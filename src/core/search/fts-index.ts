@@ -116,7 +116,7 @@ export class FtsIndex implements EntityIndexer {
   remove(entityId: string): void {
     const row = this.db.get(
       `SELECT d.rowid, d.type, d.content, d.tags, d.meta, d.length FROM refs r JOIN search_docs d ON d.rowid = r.search_rowid
-       WHERE r.id = ?`,
+       WHERE r.id = ? AND d.entity_id = r.id`,
       entityId,
     );
     if (!row) return;

@@ -264,19 +264,22 @@ export class EntityStore {
   /** Ends an entity's chain with a tombstone commit. Must run in a transaction. */
   tombstone(ref: RefRow, message: string): CommitInfo {
     const { commit, seq } = this.appendCommit(ref.id, ref, null, null, 'delete', message);
+    // Out of the index first: it finds the entity's search row through the ref.
+    this.indexer.remove(ref.id);
     this.db.run(
-      'UPDATE refs SET head_seq = ?, object_seq = NULL, deleted = 1, updated_at = ? WHERE id = ?',
+      'UPDATE refs SET head_seq = ?, object_seq = NULL, deleted = 1, updated_at = ?, search_rowid = NULL WHERE id = ?',
       seq,
       commit.time,
       ref.id,
     );
-    this.indexer.remove(ref.id);
     return commit;
   }
 
   /** Re-creates the search index from the live entities; returns how many are searchable. Must run in a transaction. */
   reindex(): number {
     this.indexer.clear();
+    // Search rows are numbered afresh: no ref may keep pointing at an old one.
+    this.db.run('UPDATE refs SET search_rowid = NULL WHERE search_rowid IS NOT NULL');
     let count = 0;
     for (const row of this.db.iterate(
       'SELECT r.id, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq WHERE r.deleted = 0',

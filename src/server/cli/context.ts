@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { OpenAiCompatibleEmbedder } from '../../core/ai/embedder';
 import { Memory } from '../../core/memory';
 import { MemoryError } from '../../core/errors';
@@ -76,8 +76,8 @@ export async function withMemory<T>(
 export function parseInteger(name: string) {
   return (value: string): number => {
     const parsed = Number(value);
-    if (!Number.isInteger(parsed))
-      throw new MemoryError('INVALID_INPUT', `${name} must be a whole number (got "${value}").`);
+    // Commander reports an InvalidArgumentError as bad usage (exit status 2).
+    if (!Number.isInteger(parsed)) throw new InvalidArgumentError(`${name} must be a whole number.`);
     return parsed;
   };
 }
@@ -85,7 +85,7 @@ export function parseInteger(name: string) {
 export function parseNumber(name: string) {
   return (value: string): number => {
     const parsed = Number(value);
-    if (!Number.isFinite(parsed)) throw new MemoryError('INVALID_INPUT', `${name} must be a number (got "${value}").`);
+    if (!Number.isFinite(parsed)) throw new InvalidArgumentError(`${name} must be a number.`);
     return parsed;
   };
 }
