@@ -23,6 +23,8 @@ const common = {
 
 const builds = [
   { ...common, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' },
+  // The store runs in this worker inside VS Code: node:sqlite is synchronous.
+  { ...common, entryPoints: { worker: 'src/extension/store/worker.ts' }, outdir: 'dist' },
   { ...common, entryPoints: { core: 'src/core/index.ts' }, outdir: 'dist' },
   {
     ...common,
