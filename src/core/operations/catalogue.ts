@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { MemoryError } from '../errors';
+import { DOCS_OPERATIONS } from './docs-ops';
+import { MEMORY_OPERATIONS } from './memory-ops';
+import { PROFILE_OPERATIONS } from './profile-ops';
+import { SKILL_OPERATIONS } from './skill-ops';
+import { STORE_OPERATIONS } from './store-ops';
+import type { Operation, OperationContext, OperationResult, OperationSurface } from './types';
+
+/**
+ * Every operation the language model tools, the MCP server and the CLI's
+ * `call` offer. They all read this list, so a name, description or schema
+ * can only change in one place.
+ */
+export const OPERATIONS: readonly Operation[] = [
+  ...MEMORY_OPERATIONS,
+  ...SKILL_OPERATIONS,
+  ...DOCS_OPERATIONS,
+  ...PROFILE_OPERATIONS,
+  ...STORE_OPERATIONS,
+];
+
+export function findOperation(name: string): Operation | undefined {
+  return OPERATIONS.find((operation) => operation.name === name);
+}
+
+/** The operations a surface offers, in catalogue order. */
+export function operationsFor(surface: OperationSurface): Operation[] {
+  return OPERATIONS.filter((operation) => operation.surfaces.includes(surface));
+}
+
+/** The arguments' JSON Schema, as an LM tool's inputSchema or an MCP tool's. */
+export function jsonSchemaOf(operation: Operation): Record<string, unknown> {
+  // `input`: defaulted fields are optional for the caller.
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(operation.input, { target: 'draft-07', io: 'input' });
+  return schema;
+}
+
+// Keys a model may try in order to act as someone else; the scope is the host's to set.
+const SCOPE_KEYS = new Set(['agentId', 'agent', 'userId', 'user']);
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((key) => `\`${key}\``).join(', ');
+    const scoped = issue.keys.some((key) => SCOPE_KEYS.has(key))
+      ? ' (the agent and user are set by the host, not by arguments)'
+      : '';
+    return `unknown argument ${keys}${scoped}`;
+  }
+  const field = issue.path.length ? `\`${issue.path.join('.')}\`: ` : '';
+  return `${field}${issue.message}`;
+}
+
+/** Validates raw arguments against the operation's schema; a bad one is INVALID_INPUT naming the field. */
+export function parseArguments<A>(operation: Operation, raw: unknown): A {
+  const parsed = operation.input.safeParse(raw ?? {});
+  if (parsed.success) return parsed.data as A;
+  const problems = parsed.error.issues.slice(0, 3).map(describeIssue).join('; ');
+  throw new MemoryError('INVALID_INPUT', `${operation.name}: ${problems}.`);
+}
+
+/**
+ * Looks an operation up, validates `rawArgs` and runs it in the host's scope.
+ * With `surface`, an operation that surface does not offer counts as unknown.
+ */
+export async function runOperation(
+  context: OperationContext,
+  name: string,
+  rawArgs: unknown,
+  surface?: OperationSurface,
+): Promise<OperationResult> {
+  const operation = findOperation(name);
+  if (!operation || (surface && !operation.surfaces.includes(surface))) {
+    const known = (surface ? operationsFor(surface) : OPERATIONS).map((op) => op.name).join(', ');
+    throw new MemoryError('NOT_FOUND', `Unknown operation "${name}"; the operations are: ${known}.`);
+  }
+  return operation.run(context, parseArguments(operation, rawArgs));
+}

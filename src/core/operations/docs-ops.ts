@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { limit, query } from './fields';
+import { clip } from './render';
+import { ADMIN_SURFACES, EVERY_SURFACE, defineOperation } from './types';
+
+export const docsSearch = defineOperation({
+  name: 'docs_search',
+  title: 'Search workspace documents',
+  description:
+    "Searches the workspace's synced documents (READMEs, docs folders, notes) for passages about a topic, best match first. Use it to find what the project's own documentation says before answering from general knowledge. Returns each passage with its citation as path:line, the heading it sits under and its id; cite the path:line when you use it.",
+  input: z.strictObject({ query, limit: limit(5, 20) }),
+  effect: 'read',
+  surfaces: EVERY_SURFACE,
+  async run({ store, scope }, args) {
+    const { chunks } = await store.rag.query(scope.agentId, args.query, { limit: args.limit });
+    const results = chunks.map(({ entity, score, citation }) => ({
+      id: entity.id,
+      citation,
+      title: entity.title,
+      headingPath: entity.headingPath ?? [],
+      score,
+      content: entity.content,
+    }));
+    const text = results.length
+      ? results
+          .map((r) => {
+            const heading = r.headingPath.length ? ` — ${r.headingPath.join(' › ')}` : '';
+            return `${r.citation}${heading} (id: ${r.id})\n${clip(r.content, 600)}`;
+          })
+          .join('\n\n')
+      : `No workspace documents match "${args.query}".`;
+    return { text, data: { results } };
+  },
+});
+
+export const ragQuery = defineOperation({
+  name: 'rag_query',
+  title: 'Document context for a question',
+  description:
+    "Retrieves the workspace document passages that best answer a question and returns them as one numbered context block, each passage headed by [n] and its path:line citation. Use it to ground an answer in the project's documentation: answer from the block only and cite like [2] docs/setup.md:14. Returns the context block and the cited chunk ids.",
+  input: z.strictObject({
+    query: query.describe('The question to answer from the documents.'),
+    limit: limit(5, 20),
+  }),
+  effect: 'read',
+  surfaces: ADMIN_SURFACES,
+  async run({ store, scope }, args) {
+    const { chunks, context } = await store.rag.query(scope.agentId, args.query, { limit: args.limit });
+    const sources = chunks.map(({ entity, score, citation }, index) => ({
+      number: index + 1,
+      id: entity.id,
+      citation,
+      score,
+    }));
+    return {
+      text: context || `The workspace documents have nothing on "${args.query}".`,
+      data: { context, sources },
+    };
+  },
+});
+
+export const DOCS_OPERATIONS = [docsSearch, ragQuery];

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { LIMITS } from '../validation';
+
+/** Argument schemas several operations share, so a field means the same thing everywhere. */
+
+export const query = z
+  .string()
+  .trim()
+  .min(1)
+  .max(10_000)
+  .describe('What to look for, in natural language or keywords (abbreviations like k8s or ts are expanded).');
+
+export function limit(fallback: number, max = 50) {
+  return z.number().int().min(1).max(max).default(fallback).describe(`Most results to return (1 to ${max}).`);
+}
+
+export const tags = z
+  .array(z.string().trim().min(1).max(LIMITS.maxTagLength))
+  .max(LIMITS.maxTags)
+  .describe('Short keywords that help find this later, e.g. ["deploy", "docker"].');
+
+export const entityId = z
+  .string()
+  .trim()
+  .min(1)
+  .max(LIMITS.maxIdLength)
+  .describe('The id of the entity, exactly as a previous search, recall or save returned it.');
+
+/** Content is also capped in bytes by the store; this just refuses empty text early, with the field named. */
+export function content(what: string) {
+  return z.string().trim().min(1).describe(what);
+}

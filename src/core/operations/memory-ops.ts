@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { MemoryError } from '../errors';
+import { MEMORY_CATEGORIES, type MemoryEntity } from '../types';
+import { content, entityId, limit, query, tags } from './fields';
+import { entityBullet, historyLine } from './render';
+import { memoryInScope, notInScope, requireMemoryInScope } from './scope';
+import { EVERY_SURFACE, defineOperation } from './types';
+
+const category = z
+  .enum(MEMORY_CATEGORIES)
+  .describe(
+    'fact: how things are; decision: a choice made and why; issue: a known problem; task: work to do; correction: the user corrected a mistake.',
+  );
+
+function savedLine(entity: MemoryEntity, deduplicated: boolean): string {
+  return deduplicated
+    ? `Updated memory ${entity.id}: it was a near-duplicate, so it now holds the new content and both tag lists.`
+    : `Saved memory ${entity.id} (${entity.category}).`;
+}
+
+export const memorySave = defineOperation({
+  name: 'memory_save',
+  title: 'Save a memory',
+  description:
+    "Stores one durable fact about this workspace or its user in long-term memory, so it can be recalled in later conversations: a decision and its reason, a convention, a known issue, a task, or a correction the user made. Write one self-contained statement per call, with enough context to make sense on its own later. Do not save secrets or passing chit-chat. If a very similar memory already exists, that memory is updated instead of adding a twin. Returns the memory's id.",
+  input: z.strictObject({
+    content: content('The memory, as a self-contained statement, e.g. "The API is deployed with docker compose from deploy/".'),
+    tags: tags.optional(),
+    category: category.default('fact'),
+  }),
+  effect: 'write',
+  surfaces: EVERY_SURFACE,
+  async run({ store, scope }, args) {
+    const [entity, commit, dedup] = await store.memories.saveOrUpdate(scope.agentId, scope.userId, args);
+    return {
+      text: savedLine(entity, dedup.deduplicated),
+      data: { entity, commit, deduplicated: dedup.deduplicated, similarity: dedup.similarity },
+    };
+  },
+});
+
+export const memorySearch = defineOperation({
+  name: 'memory_search',
+  title: 'Search memories',
+  description:
+    "Searches this workspace's saved memories (facts, decisions, issues, tasks, corrections) by keywords or a question, best match first. Use it to check what is already known before answering or before saving something new, or to find the id of a memory to update or forget. Returns each memory's content, category, tags, id and relevance score.",
+  input: z.strictObject({ query, limit: limit(10) }),
+  effect: 'read',
+  surfaces: EVERY_SURFACE,
+  async run({ store, scope }, args) {
+    const results = await store.memories.search(scope.agentId, scope.userId, args.query, args.limit);
+    const text = results.length
+      ? `${results.length} memories for "${args.query}":\n${results.map((r) => entityBullet(r.entity, r.score)).join('\n')}`
+      : `No memories match "${args.query}".`;
+    return { text, data: { results } };
+  },
+});
+
+export const memoryRecall = defineOperation({
+  name: 'memory_recall',
+  title: 'Recall context',
+  description:
+    "Gathers everything relevant to a topic in one call: the user's profile, then the best matching memories, skills and document knowledge, ranked together and packed as Markdown within a size budget. Use it at the start of a task to load what this workspace already knows about it. Every item carries its id. Returns the Markdown context.",
+  input: z.strictObject({
+    query: query.describe('The topic or task to gather context for, e.g. "deploying the api".'),
+    budget: z
+      .number()
+      .int()
+      .min(50)
+      .max(32_000)
+      .default(2000)
+      .describe('Most tokens the context may use (estimated as characters / 4).'),
+    maxItems: z.number().int().min(1).max(50).default(20).describe('Most items in the context.'),
+  }),
+  effect: 'read',
+  surfaces: EVERY_SURFACE,
+  async run({ store, scope }, args) {
+    const result = await store.recall(scope.agentId, scope.userId, args.query, {
+      maxTokens: args.budget,
+      maxItems: args.maxItems,
+    });
+    const text = result.formatted || `Nothing in memory is relevant to "${args.query}".`;
+    return { text, data: { ...result } };
+  },
+});
+
+export const memoryUpdate = defineOperation({
+  name: 'memory_update',
+  title: 'Update a memory',
+  description:
+    'Replaces fields of an existing memory (its content, tags or category) when it has become wrong or incomplete; the previous version stays in its history. Give the id from memory_search or memory_recall and only the fields to change. Returns the id and the new version.',
+  input: z.strictObject({
+    id: entityId,
+    content: content('The new content, replacing the old entirely.').optional(),
+    tags: tags.describe('The new tag list, replacing the old one.').optional(),
+    category: category.optional(),
+  }),
+  effect: 'destructive',
+  surfaces: EVERY_SURFACE,
+  async run({ store, scope }, { id, ...changes }) {
+    if (Object.keys(changes).length === 0) {
+      throw new MemoryError('INVALID_INPUT', 'memory_update: give at least one of `content`, `tags` or `category`.');
+    }
+    await requireMemoryInScope(store, scope, id);
+    const [entity, commit] = await store.memories.update(id, changes);
+    return { text: `Updated memory ${entity.id}.`, data: { entity, commit } };
+  },
+});
+
+export const memoryForget = defineOperation({
+  name: 'memory_forget',
+  title: 'Forget a memory',
+  description:
+    'Deletes a memory that is wrong, obsolete or that the user asked to forget. It disappears from search and recall; its past versions stay in its history. Give the id from memory_search or memory_recall. Returns the id.',
+  input: z.strictObject({ id: entityId }),
+  effect: 'destructive',
+  surfaces: EVERY_SURFACE,
+  async run({ store, scope }, { id }) {
+    await requireMemoryInScope(store, scope, id);
+    const commit = await store.memories.delete(id);
+    return { text: `Forgot memory ${id}; memory_history still shows its versions.`, data: { id, commit } };
+  },
+});
+
+export const memoryHistory = defineOperation({
+  name: 'memory_history',
+  title: 'Memory history',
+  description:
+    'Lists every version of a memory, newest first, including its deletion: when and how it changed and what it said. Use it to see why a memory reads as it does, or to recover what a forgotten or updated memory said. Returns one line per commit.',
+  input: z.strictObject({ id: entityId }),
+  effect: 'read',
+  surfaces: EVERY_SURFACE,
+  async run({ store, scope }, { id }) {
+    const history = await store.memories.history(id);
+    // A deleted memory has no live entity; its versions still say whose it was.
+    const owner = history.find((entry) => entry.entity)?.entity;
+    if (!owner || !memoryInScope(owner, scope)) throw notInScope(id);
+    return {
+      text: `History of memory ${id}, newest first:\n${history.map(historyLine).join('\n')}`,
+      data: { id, history },
+    };
+  },
+});
+
+export const MEMORY_OPERATIONS = [memorySave, memorySearch, memoryRecall, memoryUpdate, memoryForget, memoryHistory];

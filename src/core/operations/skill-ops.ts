@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { SKILL_CATEGORIES, SKILL_STATUSES } from '../types';
+import { content, limit, query, tags } from './fields';
+import { entityBullet } from './render';
+import { EVERY_SURFACE, defineOperation } from './types';
+
+export const skillSave = defineOperation({
+  name: 'skill_save',
+  title: 'Save a skill',
+  description:
+    'Stores a reusable procedure for this workspace: the steps to build, release, debug or configure something, written so it can be followed again later. Use it after working out how to do something that will come up again. A near-duplicate skill of the same category is updated instead of adding a twin. Returns the skill id.',
+  input: z.strictObject({
+    content: content('The procedure, as numbered steps or a short how-to, including commands and paths.'),
+    tags: tags.optional(),
+    category: z
+      .enum(SKILL_CATEGORIES)
+      .default('procedure')
+      .describe(
+        'procedure: steps to do something; configuration: how something is set up; troubleshooting: how to fix a problem; workflow: how the team works.',
+      ),
+    status: z
+      .enum(SKILL_STATUSES)
+      .default('active')
+      .describe('active: current; draft: not yet confirmed; deprecated: kept for reference, no longer followed.'),
+  }),
+  effect: 'write',
+  surfaces: EVERY_SURFACE,
+  async run({ store, scope }, args) {
+    const [entity, commit, dedup] = await store.skills.saveOrUpdate(scope.agentId, args);
+    const text = dedup.deduplicated
+      ? `Updated skill ${entity.id}: it was a near-duplicate, so it now holds the new content.`
+      : `Saved skill ${entity.id} (${entity.category}, ${entity.status}).`;
+    return { text, data: { entity, commit, deduplicated: dedup.deduplicated, similarity: dedup.similarity } };
+  },
+});
+
+export const skillSearch = defineOperation({
+  name: 'skill_search',
+  title: 'Search skills',
+  description:
+    "Searches this workspace's saved procedures (and the shared ones every workspace agent can read) for how to do something, best match first. Use it before working out a build, release, setup or troubleshooting procedure from scratch. Returns each skill's steps, category, status, tags and id.",
+  input: z.strictObject({ query, limit: limit(5) }),
+  effect: 'read',
+  surfaces: EVERY_SURFACE,
+  async run({ store, scope }, args) {
+    const results = await store.skills.search(scope.agentId, args.query, args.limit, { includeShared: true });
+    const text = results.length
+      ? `${results.length} skills for "${args.query}":\n${results.map((r) => entityBullet(r.entity, r.score)).join('\n')}`
+      : `No skills match "${args.query}".`;
+    return { text, data: { results } };
+  },
+});
+
+export const SKILL_OPERATIONS = [skillSave, skillSearch];
