@@ -1,0 +1,206 @@
+/**
+ * The extension host's side of the store: every call is a message to the
+ * worker thread that owns the database, so nothing here blocks the host's
+ * event loop. `StoreClient.memory` mirrors the core facade with every method
+ * made asynchronous, so features are written against the core's own types.
+ */
+import { Worker } from 'node:worker_threads';
+import { MemoryError } from '../../core/errors';
+import type { Memory } from '../../core/memory';
+import type { WorkerMethods } from './methods';
+import type { ChangeOrigin, Request, Response, SerializedError, WorkerInit } from './protocol';
+
+type Fn = (...args: never[]) => unknown;
+type Async<F> = F extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
+/** The callable members of T, each returning a promise. */
+export type Remote<T> = { [K in keyof T as T[K] extends Fn ? K : never]: Async<T[K]> };
+
+type Namespaces = 'memories' | 'skills' | 'knowledge' | 'sessions' | 'profiles' | 'rag';
+type FacadeMethods =
+  | 'get'
+  | 'history'
+  | 'snapshot'
+  | 'listSnapshots'
+  | 'restore'
+  | 'recall'
+  | 'rebuildIndex'
+  | 'verify'
+  | 'stats'
+  | 'cleanup'
+  | 'dataVersion';
+
+export type RemoteMemory = { [N in Namespaces]: Remote<Memory[N]> } & Remote<Pick<Memory, FacadeMethods>> & {
+    worker: Remote<WorkerMethods>;
+  };
+
+export interface StoreChange {
+  origin: ChangeOrigin;
+  /** The entities written, when known (empty after a restore, an import or an external write). */
+  entityIds: string[];
+}
+
+export interface TaskOptions<P> {
+  onProgress?: (progress: P) => void;
+  signal?: AbortSignal;
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  onProgress?: (value: unknown) => void;
+}
+
+function revive(error: SerializedError): Error {
+  if (error.code) return new MemoryError(error.code, error.message);
+  const revived = new Error(error.message);
+  revived.name = error.name;
+  return revived;
+}
+
+export class StoreClient {
+  readonly memory: RemoteMemory;
+  private readonly pending = new Map<number, Pending>();
+  private readonly listeners = new Set<(change: StoreChange) => void>();
+  private nextId = 1;
+  private closed = false;
+  private exitError: Error | undefined;
+
+  private constructor(private readonly worker: Worker) {
+    this.memory = this.proxy();
+    worker.on('message', (message: Response) => this.receive(message));
+    worker.on('error', (error) => this.fail(error));
+    worker.on('exit', (code) => {
+      this.closed = true;
+      this.fail(new MemoryError('STORE_CLOSED', `The store's worker stopped (exit code ${code}).`));
+    });
+  }
+
+  /** Starts the worker at `script` (dist/worker.js) and waits until the store is open. */
+  static async start(script: string, init: WorkerInit): Promise<StoreClient> {
+    const worker = new Worker(script, { workerData: init });
+    await new Promise<void>((resolve, reject) => {
+      const onMessage = (message: Response) => {
+        if (message.kind === 'ready') finish();
+        else if (message.kind === 'failed') finish(revive(message.error));
+      };
+      const onError = (error: Error) => finish(error);
+      const onExit = (code: number) =>
+        finish(new MemoryError('STORE_CLOSED', `The store's worker stopped while opening (exit code ${code}).`));
+      const finish = (error?: Error) => {
+        worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+        if (error) {
+          void worker.terminate();
+          reject(error);
+        } else resolve();
+      };
+      worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    });
+    return new StoreClient(worker);
+  }
+
+  /** Calls `method` ("memories.save", "stats", "worker.searchAll"…) in the worker. */
+  call<T>(method: string, args: unknown[]): Promise<T> {
+    return this.send(method, args, false) as Promise<T>;
+  }
+
+  /**
+   * Runs a long operation whose last argument is an options object with
+   * `onProgress` and `signal` (rag.sync, rag.ingest): progress is relayed
+   * here and aborting `signal` cancels it in the worker.
+   */
+  task<T, P = unknown>(method: string, args: unknown[], options: TaskOptions<P> = {}): Promise<T> {
+    return this.send(method, args, true, options as TaskOptions<unknown>) as Promise<T>;
+  }
+
+  onDidChange(listener: (change: StoreChange) => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  /** Closes the database (checkpointing its WAL) and stops the worker. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const done = new Promise<void>((resolve) => {
+      this.worker.once('exit', () => resolve());
+      this.worker.on('message', (message: Response) => message.kind === 'closed' && resolve());
+    });
+    this.worker.postMessage({ kind: 'close' } satisfies Request);
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, 5000).unref());
+    await Promise.race([done, timeout]);
+    await this.worker.terminate();
+  }
+
+  private send(method: string, args: unknown[], task: boolean, options: TaskOptions<unknown> = {}): Promise<unknown> {
+    if (this.closed) {
+      return Promise.reject(this.exitError ?? new MemoryError('STORE_CLOSED', 'The store is closed.'));
+    }
+    if (options.signal?.aborted) return Promise.reject(new MemoryError('CANCELLED', 'Cancelled.'));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const cancel = () => this.worker.postMessage({ kind: 'cancel', id } satisfies Request);
+      options.signal?.addEventListener('abort', cancel, { once: true });
+      const settle =
+        <V>(fn: (value: V) => void) =>
+        (value: V) => {
+          options.signal?.removeEventListener('abort', cancel);
+          this.pending.delete(id);
+          fn(value);
+        };
+      this.pending.set(id, { resolve: settle(resolve), reject: settle(reject), onProgress: options.onProgress });
+      try {
+        // Arguments are cloned; a function or a class instance among them is a caller's bug.
+        this.worker.postMessage({ kind: 'call', id, method, args, task } satisfies Request);
+      } catch (error) {
+        this.pending.get(id)?.reject(error as Error);
+      }
+    });
+  }
+
+  private receive(message: Response): void {
+    switch (message.kind) {
+      case 'result':
+        this.pending.get(message.id)?.resolve(message.value);
+        break;
+      case 'error':
+        this.pending.get(message.id)?.reject(revive(message.error));
+        break;
+      case 'progress':
+        this.pending.get(message.id)?.onProgress?.(message.value);
+        break;
+      case 'changed':
+        for (const listener of [...this.listeners]) listener({ origin: message.origin, entityIds: message.entityIds });
+        break;
+      default:
+        break;
+    }
+  }
+
+  private fail(error: Error): void {
+    this.exitError ??= error;
+    for (const pending of [...this.pending.values()]) pending.reject(error);
+  }
+
+  private proxy(): RemoteMemory {
+    const namespace = (name: string) =>
+      new Proxy(
+        {},
+        {
+          get:
+            (_target, method) =>
+            (...args: unknown[]) =>
+              this.call(`${name}.${String(method)}`, args),
+        },
+      );
+    return new Proxy({} as RemoteMemory, {
+      get: (_target, key) => {
+        const name = String(key);
+        // `then` must stay undefined, or awaiting the proxy would call it.
+        if (name === 'then') return undefined;
+        return ['memories', 'skills', 'knowledge', 'sessions', 'profiles', 'rag', 'worker'].includes(name)
+          ? namespace(name)
+          : (...args: unknown[]) => this.call(name, args);
+      },
+    });
+  }
+}

@@ -1,0 +1,57 @@
+import type { Memory } from '../../core/memory';
+import type { Entity, HistoryEntry } from '../../core/types';
+import { MemoryError } from '../../core/errors';
+import type { SearchResult } from '../../core/search/searcher';
+import * as fs from 'node:fs/promises';
+
+/**
+ * Methods the worker offers beyond the facade's own: each runs next to the
+ * database so that bulky data (an export, a search across collections) never
+ * has to cross the thread boundary in pieces.
+ */
+export function workerMethods(memory: Memory) {
+  return {
+    /** The entity as of one commit of its history (null for a delete commit). */
+    async entityAt(id: string, commitHash: string): Promise<HistoryEntry | null> {
+      const history = await memory.history(id);
+      return history.find((entry) => entry.commit.hash === commitHash) ?? null;
+    },
+
+    /**
+     * Memories, skills and knowledge matching `query`, best first, without
+     * counting an access (this serves a picker that searches as you type).
+     */
+    async searchAll(agentId: string, userId: string | undefined, query: string, limit: number) {
+      const lists: SearchResult<Entity>[][] = await Promise.all([
+        memory.memories.search(agentId, userId, query, limit),
+        memory.skills.search(agentId, query, limit, { includeShared: true }),
+        memory.knowledge.search(agentId, query, limit, { includeShared: true }),
+      ]);
+      return lists
+        .flat()
+        .sort((a, b) => b.score - a.score)
+        .slice(0, limit);
+    },
+
+    /** Writes the portable export to a file; returns how many entities it holds. */
+    async exportTo(file: string): Promise<{ entities: number; bytes: number }> {
+      const data = await memory.export();
+      const text = JSON.stringify(data);
+      await fs.writeFile(file, text, 'utf8');
+      const entities = Object.values(data.entities).reduce((sum, list) => sum + list.length, 0);
+      return { entities, bytes: Buffer.byteLength(text) };
+    },
+
+    async importFrom(file: string, options: { skipExisting?: boolean }) {
+      let data: unknown;
+      try {
+        data = JSON.parse(await fs.readFile(file, 'utf8'));
+      } catch (error) {
+        throw new MemoryError('IMPORT_INVALID', `${file} is not a readable JSON export: ${(error as Error).message}`);
+      }
+      return memory.import(data, options);
+    },
+  };
+}
+
+export type WorkerMethods = ReturnType<typeof workerMethods>;

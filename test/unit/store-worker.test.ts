@@ -1,0 +1,119 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Memory } from '../../src/core/memory';
+import { type StoreChange, StoreClient } from '../../src/extension/store/client';
+import { rejectsWith, tempDir } from './helpers';
+
+// The worker runs the bundled script, as it does inside VS Code (`npm test` builds it first).
+const WORKER = path.resolve(__dirname, '../../dist/worker.js');
+
+function nextChange(client: StoreClient, origin: StoreChange['origin']): Promise<StoreChange> {
+  return new Promise((resolve) => {
+    const subscription = client.onDidChange((change) => {
+      if (change.origin !== origin) return;
+      subscription.dispose();
+      resolve(change);
+    });
+  });
+}
+
+describe('store worker', () => {
+  let dir: string;
+  let client: StoreClient;
+
+  beforeEach(async () => {
+    dir = tempDir();
+    client = await StoreClient.start(WORKER, { dir, options: { author: 'test' }, pollMs: 20 });
+  });
+
+  afterEach(async () => {
+    await client.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs the facade in the worker with the core types', async () => {
+    const [saved] = await client.memory.memories.save('agent', 'user', {
+      content: 'The build uses esbuild',
+      tags: ['build'],
+    });
+    const got = await client.memory.memories.get(saved.id);
+    assert.equal(got?.content, 'The build uses esbuild');
+    const results = await client.memory.memories.search('agent', 'user', 'esbuild', 5);
+    assert.deepEqual(
+      results.map((r) => r.entity.id),
+      [saved.id],
+    );
+    const stats = await client.memory.stats();
+    assert.equal(stats.memories, 1);
+  });
+
+  it('gives back MemoryErrors with their codes and refuses unknown methods', async () => {
+    await rejectsWith(client.memory.memories.get('bad/id'), 'INVALID_ID');
+    await rejectsWith(client.memory.memories.update('memory-missing', { content: 'x' }), 'NOT_FOUND');
+    await assert.rejects(client.call('close', []), /no method "close"/);
+    await assert.rejects(client.call('memories.constructor', []), /no method/);
+    await assert.rejects(client.call('db.close', []), /no method/);
+  });
+
+  it('serves any version of an entity and searches every collection at once', async () => {
+    const [saved, first] = await client.memory.memories.save('agent', undefined, {
+      content: 'version one about caching',
+    });
+    await client.memory.memories.update(saved.id, { content: 'version two about caching' });
+    await client.memory.skills.save('agent', undefined, { content: 'How to clear the caching layer' });
+    const entry = await client.memory.worker.entityAt(saved.id, first.hash);
+    assert.equal(entry?.entity?.content, 'version one about caching');
+    assert.equal(await client.memory.worker.entityAt(saved.id, 'f'.repeat(64)), null);
+    const all = await client.memory.worker.searchAll('agent', undefined, 'caching', 10);
+    assert.deepEqual(all.map((r) => r.entity.type).sort(), ['memory', 'skill']);
+  });
+
+  it('reports local writes with their ids and writes by other processes as external', async () => {
+    const local = nextChange(client, 'local');
+    const [saved] = await client.memory.memories.save('agent', undefined, { content: 'local write' });
+    assert.deepEqual((await local).entityIds, [saved.id]);
+
+    const external = nextChange(client, 'external');
+    const other = await Memory.open({ dir, author: 'cli' });
+    await other.memories.save('agent', undefined, { content: 'written by the CLI' });
+    await other.close();
+    assert.equal((await external).origin, 'external');
+  });
+
+  it('relays progress of long work and cancels it', async () => {
+    const docs = tempDir('wm-docs-');
+    for (let i = 0; i < 60; i++)
+      fs.writeFileSync(path.join(docs, `doc${i}.md`), `# Doc ${i}\n\nParagraph ${i} text.\n`);
+    const seen: unknown[] = [];
+    const report = await client.task<{ added: string[] }>('rag.sync', [docs, 'agent', {}], {
+      onProgress: (p) => seen.push(p),
+    });
+    assert.equal(report.added.length, 60);
+    assert.ok(seen.length > 0, 'progress was reported');
+
+    for (let i = 0; i < 60; i++) fs.writeFileSync(path.join(docs, `doc${i}.md`), `# Changed ${i}\n\nNew text ${i}.\n`);
+    const controller = new AbortController();
+    const cancelled = client.task<{ cancelled: boolean }>('rag.sync', [docs, 'agent', {}], {
+      onProgress: () => controller.abort(),
+      signal: controller.signal,
+    });
+    const outcome = await cancelled.then(
+      (r) => r.cancelled,
+      (error: { code?: string }) => error.code === 'CANCELLED',
+    );
+    assert.ok(outcome, 'the sync stopped when cancelled');
+    fs.rmSync(docs, { recursive: true, force: true });
+  });
+
+  it('fails calls after close with STORE_CLOSED', async () => {
+    await client.close();
+    await rejectsWith(client.memory.stats(), 'STORE_CLOSED');
+  });
+
+  it('reports a store that cannot be opened', async () => {
+    const file = path.join(dir, 'not-a-folder');
+    fs.writeFileSync(file, 'x');
+    await assert.rejects(StoreClient.start(WORKER, { dir: file, options: {}, pollMs: 100 }));
+  });
+});
