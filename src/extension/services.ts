@@ -1,0 +1,107 @@
+import * as vscode from 'vscode';
+import { isMemoryError } from '../core/errors';
+import { type Scope, SECTION, currentScope, storeDirectory } from './config';
+import { type RemoteMemory, type StoreChange, StoreClient } from './store/client';
+
+/** How often the worker looks for writes by other processes (CLI, MCP server). */
+const EXTERNAL_POLL_MS = 1000;
+
+/**
+ * What every feature gets: the store (opened on first use, in its worker),
+ * who the memories belong to, store-change events and the log. Features take
+ * this narrow object, never the composition root.
+ */
+export interface Services {
+  readonly log: vscode.LogOutputChannel;
+  /** The store, opened on first use; rejects with a clear error if it cannot be opened. */
+  memory(): Promise<RemoteMemory>;
+  client(): Promise<StoreClient>;
+  scope(): Scope;
+  /** The folder that holds the store. */
+  storeDir(): string;
+  readonly onDidChangeStore: vscode.Event<StoreChange>;
+  /** Shows a failure with a way forward (the log), and logs it. */
+  reportError(action: string, error: unknown): void;
+}
+
+export class StoreService implements Services, vscode.Disposable {
+  private opening: Promise<StoreClient> | undefined;
+  private readonly changes = new vscode.EventEmitter<StoreChange>();
+  readonly onDidChangeStore = this.changes.event;
+  private readonly disposables: vscode.Disposable[] = [this.changes];
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    readonly log: vscode.LogOutputChannel,
+  ) {
+    this.disposables.push(
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration(`${SECTION}.storePath`)) void this.reopen();
+        if (event.affectsConfiguration(`${SECTION}.agentId`) || event.affectsConfiguration(`${SECTION}.userId`)) {
+          this.changes.fire({ origin: 'local', entityIds: [] });
+        }
+      }),
+    );
+  }
+
+  storeDir(): string {
+    return storeDirectory(this.context);
+  }
+
+  scope(): Scope {
+    return currentScope();
+  }
+
+  client(): Promise<StoreClient> {
+    this.opening ??= this.open();
+    return this.opening;
+  }
+
+  async memory(): Promise<RemoteMemory> {
+    return (await this.client()).memory;
+  }
+
+  reportError(action: string, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.log.error(`${action}: ${message}${isMemoryError(error) ? ` [${error.code}]` : ''}`);
+    if (isMemoryError(error, 'CANCELLED')) return;
+    const showLog = vscode.l10n.t('Show Log');
+    void vscode.window
+      .showErrorMessage(vscode.l10n.t('{0} failed: {1}', action, message), showLog)
+      .then((choice) => choice === showLog && this.log.show());
+  }
+
+  private async open(): Promise<StoreClient> {
+    const dir = this.storeDir();
+    const started = performance.now();
+    try {
+      const client = await StoreClient.start(this.context.asAbsolutePath('dist/worker.js'), {
+        dir,
+        options: { author: this.scope().userId ?? 'vscode' },
+        pollMs: EXTERNAL_POLL_MS,
+      });
+      client.onDidChange((change) => this.changes.fire(change));
+      this.log.info(`Store open at ${dir} (${(performance.now() - started).toFixed(1)} ms)`);
+      return client;
+    } catch (error) {
+      // Forget the failure so the next use tries again (after the user fixed the setting, say).
+      this.opening = undefined;
+      this.log.error(`Could not open the store at ${dir}: ${(error as Error).message}`);
+      throw error;
+    }
+  }
+
+  private async reopen(): Promise<void> {
+    const previous = this.opening;
+    this.opening = undefined;
+    if (previous) await (await previous.catch(() => undefined))?.close();
+    this.changes.fire({ origin: 'local', entityIds: [] });
+  }
+
+  async dispose(): Promise<void> {
+    this.disposables.forEach((d) => d.dispose());
+    const previous = this.opening;
+    this.opening = undefined;
+    if (previous) await (await previous.catch(() => undefined))?.close();
+  }
+}
