@@ -1,4 +1,4 @@
-// Bundles the extension, the CLI and the core library into dist/.
+// Bundles the extension, the CLI, the MCP server and the core library into dist/.
 // `node esbuild.js --watch` rebuilds on change; `--production` minifies.
 const esbuild = require('esbuild');
 
@@ -29,6 +29,14 @@ const builds = [
   {
     ...common,
     entryPoints: { cli: 'src/server/cli/main.ts' },
+    outdir: 'dist',
+    banner: { js: '#!/usr/bin/env node' },
+    define: { PACKAGE_VERSION: JSON.stringify(version) },
+  },
+  // The MCP server on its own, for clients configured with `node dist/mcp.js`.
+  {
+    ...common,
+    entryPoints: { mcp: 'src/server/mcp/main.ts' },
     outdir: 'dist',
     banner: { js: '#!/usr/bin/env node' },
     define: { PACKAGE_VERSION: JSON.stringify(version) },

@@ -1,6 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { isMemoryError } from '../../core/errors';
+import { registerCallCommand } from './call-command';
 import { registerEntityCommands } from './entity-commands';
+import { registerMcpCommand } from './mcp-command';
 import { registerRagCommands } from './rag-commands';
 import { registerSearchCommands } from './search-commands';
 import { registerStoreCommands } from './store-commands';
@@ -22,6 +24,8 @@ export async function main(argv: string[]): Promise<number> {
   registerEntityCommands(program);
   registerSearchCommands(program);
   registerRagCommands(program);
+  registerCallCommand(program);
+  registerMcpCommand(program, PACKAGE_VERSION);
   program.commands.forEach(function exitOverride(command: Command) {
     command.exitOverride();
     command.commands.forEach(exitOverride);

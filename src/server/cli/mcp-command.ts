@@ -1,0 +1,14 @@
+import { Command } from 'commander';
+import { serveStdio } from '../mcp/stdio';
+import { type ScopeOptions, withScopeOptions, withStoreOptions } from './context';
+
+/** `workspace-memory mcp`: the same MCP server as dist/mcp.js, started from the CLI. */
+export function registerMcpCommand(program: Command, version: string): void {
+  withScopeOptions(withStoreOptions(program.command('mcp')))
+    .description(
+      'serve the store to an MCP client (Claude Code, Cursor, ...) over standard input and output; creates the store if missing',
+    )
+    .action(async (options: ScopeOptions) => {
+      await serveStdio({ dir: options.dir, scope: { agentId: options.agent, userId: options.user }, version });
+    });
+}

@@ -1,0 +1,56 @@
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { isMemoryError } from '../../core/errors';
+import { logToStderr, serveStdio } from './stdio';
+
+declare const PACKAGE_VERSION: string;
+
+const USAGE = `Usage: node dist/mcp.js [--dir <store>] [--agent <id>] [--user <id>]
+
+Serves a Workspace Memory store over MCP on standard input and output.
+  --dir    the store folder (default: $WORKSPACE_MEMORY_DIR or ./.workspace-memory)
+  --agent  the agent whose memory the tools use (default: $WORKSPACE_MEMORY_AGENT or "default")
+  --user   the user, for user memories and the profile (default: $WORKSPACE_MEMORY_USER)`;
+
+/** `dist/mcp.js`: the MCP server as its own small entry point, for clients that start it with `node`. */
+async function main(argv: string[]): Promise<number> {
+  let values: { dir?: string; agent?: string; user?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        dir: { type: 'string' },
+        agent: { type: 'string' },
+        user: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    process.stderr.write(`${USAGE}\n`);
+    return 0;
+  }
+  await serveStdio({
+    dir: values.dir ?? (process.env.WORKSPACE_MEMORY_DIR || path.join(process.cwd(), '.workspace-memory')),
+    scope: {
+      agentId: values.agent ?? (process.env.WORKSPACE_MEMORY_AGENT || 'default'),
+      userId: values.user ?? (process.env.WORKSPACE_MEMORY_USER || undefined),
+    },
+    version: PACKAGE_VERSION,
+  });
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    logToStderr(`${message}${isMemoryError(error) ? ` [${error.code}]` : ''}`);
+    process.exitCode = 1;
+  },
+);
