@@ -20,7 +20,8 @@ export type MemoryErrorCode =
   | 'STORE_CLOSED'
   | 'STORE_INCOMPATIBLE'
   | 'SQLITE_UNAVAILABLE'
-  | 'AI_UNAVAILABLE';
+  | 'AI_UNAVAILABLE'
+  | 'AI_INVALID_OUTPUT';
 
 export class MemoryError extends Error {
   override readonly name = 'MemoryError';

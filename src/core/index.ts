@@ -28,3 +28,32 @@ export type { Rag, SyncOptions, SyncReport, RagQueryResult, RagStatus } from './
 export { LIMITS } from './validation';
 export { sqliteAvailable } from './sqlite';
 export * from './types';
+export { askStructured, extractJson, type StructuredRequest } from './ai/structured';
+export {
+  mineSession,
+  planMining,
+  applyMiningPlan,
+  type MiningStore,
+  type MiningOptions,
+  type MiningPlan,
+  type MiningReport,
+  type MiningSkip,
+  type PlannedItem,
+  type MinedEntity,
+  type MinedUpdate,
+} from './ai/mining';
+export {
+  consolidate,
+  planConsolidation,
+  applyConsolidationPlan,
+  type ConsolidationStore,
+  type ConsolidationCollection,
+  type ConsolidationOptions,
+  type ConsolidationPlan,
+  type ConsolidationReport,
+  type ConsolidationTarget,
+  type PlannedMerge,
+  type PlannedDeletion,
+  type RejectedAction,
+  type AppliedMerge,
+} from './ai/consolidation';
