@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { OpenAiCompatibleEmbedder } from '../../core/ai/embedder';
+import { OpenAiCompatibleChat } from '../../core/ai/provider';
 import { Memory } from '../../core/memory';
 import { MemoryError } from '../../core/errors';
 
@@ -125,4 +126,22 @@ export function embedderFromEnvironment(): OpenAiCompatibleEmbedder | undefined 
     );
   }
   return new OpenAiCompatibleEmbedder({ url, model, apiKey: process.env.WORKSPACE_MEMORY_EMBED_KEY });
+}
+
+/**
+ * The chat model of the AI commands (`rag query --answer`, `mine`,
+ * `consolidate`): an OpenAI-compatible endpoint named by
+ * WORKSPACE_MEMORY_CHAT_URL and WORKSPACE_MEMORY_CHAT_MODEL
+ * (WORKSPACE_MEMORY_CHAT_KEY if it needs one). `feature` names what needs it in the error.
+ */
+export function chatFromEnvironment(feature: string): OpenAiCompatibleChat {
+  const url = process.env.WORKSPACE_MEMORY_CHAT_URL;
+  const model = process.env.WORKSPACE_MEMORY_CHAT_MODEL;
+  if (!url || !model) {
+    throw new MemoryError(
+      'INVALID_INPUT',
+      `${feature} needs WORKSPACE_MEMORY_CHAT_URL and WORKSPACE_MEMORY_CHAT_MODEL (an OpenAI-compatible chat endpoint, e.g. Ollama).`,
+    );
+  }
+  return new OpenAiCompatibleChat({ url, model, apiKey: process.env.WORKSPACE_MEMORY_CHAT_KEY });
 }

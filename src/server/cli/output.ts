@@ -8,7 +8,7 @@ export function printJson(value: unknown): void {
   print(JSON.stringify(value, null, 2));
 }
 
-function oneLine(text: string, width = 80): string {
+export function oneLine(text: string, width = 80): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
 }

@@ -1,29 +1,12 @@
 import { Command } from 'commander';
-import { OpenAiCompatibleChat } from '../../core/ai/provider';
 import { MemoryError } from '../../core/errors';
 import { DEFAULT_DOC_EXTENSIONS } from '../../core/rag/loader';
 import type { SyncReport } from '../../core/rag/rag';
-import { type GlobalOptions, parseInteger, withMemory, withStoreOptions } from './context';
+import { type GlobalOptions, chatFromEnvironment, parseInteger, withMemory, withStoreOptions } from './context';
 import { print, printJson } from './output';
 
 interface RagOptions extends GlobalOptions {
   agent: string;
-}
-
-/**
- * The chat model for `rag query --answer`: an OpenAI-compatible endpoint named by
- * WORKSPACE_MEMORY_CHAT_URL and WORKSPACE_MEMORY_CHAT_MODEL (WORKSPACE_MEMORY_CHAT_KEY if needed).
- */
-function chatFromEnvironment(): OpenAiCompatibleChat {
-  const url = process.env.WORKSPACE_MEMORY_CHAT_URL;
-  const model = process.env.WORKSPACE_MEMORY_CHAT_MODEL;
-  if (!url || !model) {
-    throw new MemoryError(
-      'INVALID_INPUT',
-      '--answer needs WORKSPACE_MEMORY_CHAT_URL and WORKSPACE_MEMORY_CHAT_MODEL (an OpenAI-compatible chat endpoint, e.g. Ollama).',
-    );
-  }
-  return new OpenAiCompatibleChat({ url, model, apiKey: process.env.WORKSPACE_MEMORY_CHAT_KEY });
 }
 
 function summary(report: SyncReport): string {
@@ -97,7 +80,7 @@ export function registerRagCommands(program: Command): void {
     .option('--limit <n>', 'most chunks', parseInteger('--limit'), 5)
     .option('--answer', 'answer from the chunks with the chat model in WORKSPACE_MEMORY_CHAT_URL/_MODEL', false)
     .action(async (question: string, options: RagOptions & { limit: number; answer: boolean }) => {
-      const ai = options.answer ? chatFromEnvironment() : undefined;
+      const ai = options.answer ? chatFromEnvironment('--answer') : undefined;
       const result = await withMemory(options, (memory) =>
         memory.rag.query(options.agent, question, { limit: options.limit, ai }),
       );
