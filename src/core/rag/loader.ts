@@ -119,6 +119,49 @@ export async function listDocuments(target: string, options: LoadOptions = {}): 
   return { root, files, skipped };
 }
 
+export interface ProbeResult extends ListResult {
+  /** The probed paths as the listing names them: relative to the root, POSIX separators, '' for the root itself. */
+  paths: string[];
+}
+
+/**
+ * The documents among `paths` (files or folders, relative to the folder
+ * `root` or absolute inside it) that a listing of `root` would include, found
+ * without listing the rest of the tree: the same rules decide (.gitignore
+ * files on the way, `extraIgnore`, hidden folders, node_modules, extensions,
+ * size, depth). A folder is listed whole; a path that does not exist is not
+ * listed (nor skipped); a path outside the root is skipped.
+ */
+export async function probeDocuments(
+  root: string,
+  paths: readonly string[],
+  options: LoadOptions = {},
+): Promise<ProbeResult> {
+  const settings = settingsFrom(options);
+  if (!Array.isArray(paths) || paths.some((item) => typeof item !== 'string')) {
+    throw new MemoryError('INVALID_INPUT', 'paths must be a list of file or folder paths.');
+  }
+  const absolute = resolveTarget(root);
+  let stats: Stats;
+  try {
+    stats = await fsp.stat(absolute);
+  } catch (error) {
+    throw targetError(absolute, error);
+  }
+  if (!stats.isDirectory()) throw new MemoryError('INVALID_INPUT', `${absolute} is not a folder.`);
+  checkAborted(settings.signal);
+  const inside: string[] = [];
+  const outside: SkippedFile[] = [];
+  for (const item of paths) {
+    const relative = path.relative(absolute, path.resolve(absolute, item));
+    if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
+      outside.push({ path: path.resolve(absolute, item), reason: 'outside the folder being synced' });
+    } else inside.push(relative.split(path.sep).join('/'));
+  }
+  const listing = await new Walker(absolute, settings).probe(inside);
+  return { ...listing, skipped: [...outside, ...listing.skipped].sort(byPath), paths: [...new Set(inside)].sort() };
+}
+
 /** Lists the documents under `target` (a folder or one file) and reads them. */
 export async function loadDocuments(target: string, options: LoadOptions = {}): Promise<LoadResult> {
   const listing = await listDocuments(target, options);
@@ -248,6 +291,13 @@ interface IgnoreFile {
   cleared: Map<string, Ignore>;
 }
 
+/** What the walk needs to know of an entry: a Dirent while listing, the lstat of a probed path. */
+interface EntryKind {
+  isDirectory(): boolean;
+  isFile(): boolean;
+  isSymbolicLink(): boolean;
+}
+
 interface Folder {
   absolute: string;
   /** POSIX, relative to the root; '' for the root. */
@@ -268,19 +318,96 @@ class Walker {
     private readonly settings: Settings,
   ) {}
 
+  /** Every document under the root. */
   async run(): Promise<ListResult> {
+    await this.walk([await this.rootFolder()]);
+    return this.result();
+  }
+
+  /**
+   * Only the given paths (relative to the root), each judged by the rules
+   * the full walk applies on its way down to it: the folders above it are
+   * checked and their .gitignore files read, without listing anything else.
+   * A path that is a folder is walked; one that does not exist is left out.
+   */
+  async probe(relativePaths: readonly string[]): Promise<ListResult> {
+    const entered = new Map<string, Promise<Folder | undefined>>();
+    const folderAt = (relative: string): Promise<Folder | undefined> => {
+      let folder = entered.get(relative);
+      if (!folder) {
+        folder = this.enterChain(relative, folderAt);
+        entered.set(relative, folder);
+      }
+      return folder;
+    };
+    const targets = [...new Set(relativePaths)].sort();
+    const folders: Folder[] = [];
+    for (const relative of targets) {
+      checkAborted(this.settings.signal);
+      if (relative === '') {
+        folders.push(await this.rootFolder());
+        continue;
+      }
+      const parent = await folderAt(parentOf(relative));
+      if (!parent) continue;
+      const name = relative.slice(relative.lastIndexOf('/') + 1);
+      const kind = await this.lstat(path.join(parent.absolute, name));
+      if (!kind) continue; // Deleted: nothing to list; the caller treats it as gone.
+      const sorted = this.sort(parent, name, relative, kind);
+      const folder = sorted === 'candidate' ? await this.candidate(parent, name, relative, kind) : sorted;
+      if (folder) folders.push(folder);
+    }
+    await this.walk(folders);
+    return this.result();
+  }
+
+  private result(): ListResult {
+    // A probe naming a folder and a path inside it meets that path twice.
+    const files = [...new Map(this.files.map((file) => [file.relativePath, file])).values()];
+    const skipped = [...new Map(this.skipped.map((file) => [`${file.path}\0${file.reason}`, file])).values()];
+    return { root: this.root, files: files.sort(byRelativePath), skipped: skipped.sort(byPath) };
+  }
+
+  /** The entry's own kind (a link is not followed); undefined if it does not exist, reported if it cannot be read. */
+  private async lstat(absolute: string): Promise<Stats | undefined> {
+    try {
+      return await fsp.lstat(absolute);
+    } catch (error) {
+      const code = errorCode(error);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') this.skipped.push({ path: absolute, reason: ioReason(error) });
+      return undefined;
+    }
+  }
+
+  private async rootFolder(): Promise<Folder> {
     const real = await fsp.realpath(this.root).catch(() => this.root);
     const ignores = this.settings.respectGitignore ? await repositoryIgnores(this.root) : [];
-    let level: Folder[] = [{ absolute: this.root, relative: '', depth: 0, realChain: [real], ignores }];
-    // Breadth first, one level at a time, so the folders of a level are read
-    // concurrently without a parent waiting on its children for a slot.
+    return { absolute: this.root, relative: '', depth: 0, realChain: [real], ignores };
+  }
+
+  /** Breadth first, one level at a time, so the folders of a level are read concurrently without a parent waiting on its children for a slot. */
+  private async walk(start: Folder[]): Promise<void> {
+    let level = start;
     while (level.length > 0) {
       const next = await mapLimit(level, CONCURRENCY, this.settings.signal, (folder) => this.visit(folder));
       level = next.flat();
     }
-    this.files.sort(byRelativePath);
-    this.skipped.sort(byPath);
-    return { root: this.root, files: this.files, skipped: this.skipped };
+  }
+
+  /** A folder on the way to a probed path, entered as the walk would (with its own .gitignore), or undefined if the walk would not enter it. */
+  private async enterChain(
+    relative: string,
+    folderAt: (relative: string) => Promise<Folder | undefined>,
+  ): Promise<Folder | undefined> {
+    if (relative === '') return this.withOwnIgnore(await this.rootFolder(), true);
+    const parent = await folderAt(parentOf(relative));
+    if (!parent) return undefined;
+    const name = relative.slice(relative.lastIndexOf('/') + 1);
+    const kind = await this.lstat(path.join(parent.absolute, name));
+    if (!kind) return undefined;
+    const sorted = this.sort(parent, name, relative, kind);
+    const folder = sorted === 'candidate' ? await this.candidate(parent, name, relative, kind) : sorted;
+    return folder && this.withOwnIgnore(folder, true);
   }
 
   /** Lists one folder; returns its subfolders to visit. */
@@ -294,40 +421,65 @@ class Walker {
       return [];
     }
     checkAborted(signal);
-    let ignores = folder.ignores;
-    if (
-      this.settings.respectGitignore &&
-      entries.some((entry) => entry.name === '.gitignore' && !entry.isDirectory())
-    ) {
-      const rules = await readIgnoreFile(path.join(folder.absolute, '.gitignore'));
-      if (typeof rules === 'string')
-        this.skipped.push({ path: path.join(folder.absolute, '.gitignore'), reason: rules });
-      else ignores = [...ignores, { rules, prefix: '', base: folder.relative, cleared: new Map() }];
-    }
-    const context: Folder = { ...folder, ignores };
+    const context = await this.withOwnIgnore(
+      folder,
+      entries.some((entry) => entry.name === '.gitignore' && !entry.isDirectory()),
+    );
     const subfolders: Folder[] = [];
     const candidates: { entry: Dirent; relative: string }[] = [];
     for (const entry of entries) {
       const relative = folder.relative ? `${folder.relative}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) {
-        const sub = this.folderEntry(context, entry.name, relative, false);
-        if (sub) subfolders.push(sub);
-      } else if (entry.isFile()) {
-        if (this.wanted(entry.name) && !this.excluded(context, relative, false)) candidates.push({ entry, relative });
-      } else if (entry.isSymbolicLink()) {
-        candidates.push({ entry, relative });
-      } else if (this.wanted(entry.name) && !this.excluded(context, relative, false)) {
-        this.skipped.push({ path: path.join(folder.absolute, entry.name), reason: 'not a regular file' });
-      }
+      const sorted = this.sort(context, entry.name, relative, entry);
+      if (sorted === 'candidate') candidates.push({ entry, relative });
+      else if (sorted) subfolders.push(sorted);
     }
     const linked = await mapLimit(candidates, CONCURRENCY, signal, ({ entry, relative }) =>
-      this.fileEntry(context, entry, relative),
+      this.candidate(context, entry.name, relative, entry),
     );
-    for (const sub of linked) {
-      const resolved = sub && (await this.resolveLinkedFolder(context, sub));
-      if (resolved) subfolders.push(resolved);
-    }
+    subfolders.push(...linked.filter((sub) => sub !== undefined));
     return subfolders;
+  }
+
+  /** The folder with its own .gitignore (if `present` and rules are respected) added to the rules in force. */
+  private async withOwnIgnore(folder: Folder, present: boolean): Promise<Folder> {
+    if (!this.settings.respectGitignore || !present) return folder;
+    const file = path.join(folder.absolute, '.gitignore');
+    const rules = await readIgnoreFile(file);
+    // When probing, `present` is a guess: a missing .gitignore is simply none.
+    if (rules === undefined) return folder;
+    if (typeof rules === 'string') {
+      this.skipped.push({ path: file, reason: rules });
+      return folder;
+    }
+    return {
+      ...folder,
+      ignores: [...folder.ignores, { rules, prefix: '', base: folder.relative, cleared: new Map() }],
+    };
+  }
+
+  /**
+   * What to do with one entry of a folder: a subfolder to enter, a
+   * 'candidate' to stat (a wanted file, or a symlink that may be either), or
+   * nothing (skipped, and reported if it would have been loaded).
+   */
+  private sort(parent: Folder, name: string, relative: string, kind: EntryKind): Folder | 'candidate' | undefined {
+    if (kind.isDirectory()) return this.folderEntry(parent, name, relative, false);
+    if (kind.isSymbolicLink()) return 'candidate';
+    if (!this.wanted(name) || this.excluded(parent, relative, false)) return undefined;
+    if (kind.isFile()) return 'candidate';
+    this.skipped.push({ path: path.join(parent.absolute, name), reason: 'not a regular file' });
+    return undefined;
+  }
+
+  /** Stats a candidate: a file is added if it qualifies; a link to a folder comes back as the folder to enter, loops excluded. */
+  private async candidate(
+    parent: Folder,
+    name: string,
+    relative: string,
+    kind: EntryKind,
+  ): Promise<Folder | undefined> {
+    const sub = await this.fileEntry(parent, name, relative, kind.isSymbolicLink());
+    return sub && this.resolveLinkedFolder(parent, sub);
   }
 
   /** A subfolder to enter, or undefined if it is skipped (and reported). */
@@ -374,9 +526,8 @@ class Walker {
    * A file entry, or a symlink (resolved here). Files that qualify are added;
    * a link to a folder comes back as the Folder to check for loops.
    */
-  private async fileEntry(parent: Folder, entry: Dirent, relative: string): Promise<Folder | undefined> {
-    const absolute = path.join(parent.absolute, entry.name);
-    const link = entry.isSymbolicLink();
+  private async fileEntry(parent: Folder, name: string, relative: string, link: boolean): Promise<Folder | undefined> {
+    const absolute = path.join(parent.absolute, name);
     // A link ignored by name (patterns without a trailing slash match both
     // files and folders) is not even resolved.
     if (link && this.excluded(parent, relative, false)) return undefined;
@@ -392,8 +543,8 @@ class Walker {
       this.skipped.push({ path: absolute, reason });
       return undefined;
     }
-    if (link && stats.isDirectory()) return this.folderEntry(parent, entry.name, relative, true);
-    if (!this.wanted(entry.name)) return undefined;
+    if (link && stats.isDirectory()) return this.folderEntry(parent, name, relative, true);
+    if (!this.wanted(name)) return undefined;
     if (!stats.isFile()) this.skipped.push({ path: absolute, reason: 'not a regular file' });
     else if (stats.size > this.settings.maxFileBytes)
       this.skipped.push({ path: absolute, reason: tooLarge(this.settings.maxFileBytes, stats.size) });
@@ -480,11 +631,13 @@ function safeTest(rules: Ignore, tested: string): { ignored: boolean; unignored:
   }
 }
 
-async function readIgnoreFile(file: string): Promise<Ignore | string> {
+/** The rules of a .gitignore, undefined if there is none, or why it could not be read. */
+async function readIgnoreFile(file: string): Promise<Ignore | string | undefined> {
   try {
     const text = await fsp.readFile(file, 'utf8');
     return ignore({ ignorecase: IGNORE_CASE }).add(text);
   } catch (error) {
+    if (errorCode(error) === 'ENOENT') return undefined;
     return `unreadable .gitignore, not applied: ${ioMessage(error)}`;
   }
 }
@@ -615,6 +768,12 @@ function formatBytes(bytes: number): string {
     if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`;
   }
   return `${bytes} bytes`;
+}
+
+/** '' for a path at the root, 'a/b' for 'a/b/c.md'. */
+function parentOf(relative: string): string {
+  const slash = relative.lastIndexOf('/');
+  return slash < 0 ? '' : relative.slice(0, slash);
 }
 
 function compare(a: string, b: string): number {

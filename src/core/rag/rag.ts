@@ -4,7 +4,16 @@ import type { SearchResult } from '../search/searcher';
 import type { KnowledgeEntity, KnowledgeInput } from '../types';
 import { assertId, assertLimit } from '../validation';
 import { type ChunkOptions, chunkDocument } from './chunkers';
-import { type LoadOptions, type LoadedFile, type SkippedFile, listDocuments, readDocument } from './loader';
+import {
+  type ListResult,
+  type ListedFile,
+  type LoadOptions,
+  type LoadedFile,
+  type SkippedFile,
+  listDocuments,
+  probeDocuments,
+  readDocument,
+} from './loader';
 import type { FileStamp } from './state';
 
 /** What RAG needs from the store, and nothing more. */
@@ -22,6 +31,13 @@ export interface RagStore {
 
 export interface SyncOptions extends LoadOptions, ChunkOptions {
   onProgress?: (progress: { done: number; total: number; path?: string }) => void;
+  /**
+   * Names the documents `prefix/relative/path` instead of `relative/path`
+   * (chunk sources and sync stamps alike), so several folders (a multi-root
+   * workspace) share one agent without mixing: a sync with a prefix only
+   * ever touches documents under that prefix.
+   */
+  sourcePrefix?: string;
 }
 
 export interface SyncReport {
@@ -54,6 +70,58 @@ export interface RagStatus {
 }
 
 const SAVE_BATCH = 400;
+
+function emptyReport(root: string): SyncReport {
+  return {
+    root,
+    added: [],
+    updated: [],
+    removed: [],
+    renamed: [],
+    unchanged: 0,
+    chunks: { added: 0, updated: 0, removed: 0 },
+    skipped: [],
+    cancelled: false,
+  };
+}
+
+/** How the files of a synced folder are named in the store. */
+interface DocumentNames {
+  /** The document name of a path relative to the folder. */
+  of(relative: string): string;
+  /** Whether a document lies at or under one of these folder-relative paths ('' is the whole folder). */
+  under(relatives: readonly string[]): (document: string) => boolean;
+}
+
+function documentNames(sourcePrefix: string | undefined): DocumentNames {
+  const prefix = sourcePrefix === undefined ? '' : checkPrefix(sourcePrefix);
+  const of = (relative: string) => (prefix && relative ? `${prefix}/${relative}` : prefix || relative);
+  return {
+    of,
+    under(relatives) {
+      const roots = new Set(relatives.map(of));
+      if (roots.has('')) return () => true;
+      // A document is under a root if it or one of its parent folders is that root.
+      return (document) => {
+        for (let name = document; ; name = name.slice(0, name.lastIndexOf('/'))) {
+          if (roots.has(name)) return true;
+          if (!name.includes('/')) return false;
+        }
+      };
+    },
+  };
+}
+
+function checkPrefix(prefix: unknown): string {
+  const trimmed = typeof prefix === 'string' ? prefix.trim().replace(/^\/+|\/+$/g, '') : '';
+  if (!trimmed || trimmed.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+    throw new MemoryError(
+      'INVALID_INPUT',
+      `sourcePrefix must be a folder name such as "docs", got ${JSON.stringify(prefix)}.`,
+    );
+  }
+  return trimmed;
+}
 
 /** Where a chunk came from, as `path:line`. */
 export function citation(entity: KnowledgeEntity): string {
@@ -89,7 +157,9 @@ export class Rag {
 
   /** Adds or refreshes the documents under `path`; never removes anything. */
   async ingest(path: string, agentId: string, options: SyncOptions = {}): Promise<SyncReport> {
-    return this.run(path, agentId, options, false);
+    assertId(agentId, 'agent id');
+    const names = documentNames(options.sourcePrefix);
+    return this.run(await listDocuments(path, options), agentId, options, names, undefined);
   }
 
   /**
@@ -99,35 +169,78 @@ export class Rag {
    * A second sync with nothing changed on disk changes nothing.
    */
   async sync(path: string, agentId: string, options: SyncOptions = {}): Promise<SyncReport> {
-    return this.run(path, agentId, options, true);
+    assertId(agentId, 'agent id');
+    const names = documentNames(options.sourcePrefix);
+    return this.run(await listDocuments(path, options), agentId, options, names, names.under(['']));
   }
 
-  private async run(path: string, agentId: string, options: SyncOptions, mirror: boolean): Promise<SyncReport> {
+  /**
+   * Sync limited to some paths of the folder `root` (relative to it, or
+   * absolute inside it), as a file watcher reports them: each is added,
+   * updated, removed if it is gone (or now excluded), or left alone if
+   * unchanged, by the same rules as `sync`, without listing the rest of the
+   * tree. A folder among them is synced whole (a deleted folder removes
+   * everything under it). A rename is a delete and a create of the same
+   * content: given together, the chunks move with their history.
+   */
+  async syncFiles(
+    root: string,
+    agentId: string,
+    paths: readonly string[],
+    options: SyncOptions = {},
+  ): Promise<SyncReport> {
     assertId(agentId, 'agent id');
-    const listing = await listDocuments(path, options);
+    const names = documentNames(options.sourcePrefix);
+    const listing = await probeDocuments(root, paths, options);
+    return this.run(listing, agentId, options, names, names.under(listing.paths));
+  }
+
+  /**
+   * Drops documents from the agent's knowledge by the names `status` lists
+   * (chunks tombstoned, stamps removed), whatever is on disk: for a folder
+   * that left the workspace.
+   */
+  async forget(agentId: string, documents: readonly string[]): Promise<SyncReport> {
+    const stamps = this.store.stamps(assertId(agentId, 'agent id'));
+    const report = emptyReport('');
+    const wanted = new Set(documents);
+    await this.remove(
+      [...stamps.values()].filter((stamp) => wanted.has(stamp.path)),
+      agentId,
+      report,
+    );
+    report.removed.sort();
+    return report;
+  }
+
+  /**
+   * The one sync: reads the listed files that changed since their stamp,
+   * then writes renames, updates, additions and (when `mirrored` says which
+   * documents the listing speaks for) removals of those it did not list.
+   */
+  private async run(
+    listing: ListResult,
+    agentId: string,
+    options: SyncOptions,
+    names: DocumentNames,
+    mirrored: ((document: string) => boolean) | undefined,
+  ): Promise<SyncReport> {
     const stamps = this.store.stamps(agentId);
     // A file counts as synced only while its chunks are alive: cleanup or a
     // hand-made delete may have removed them since, and then it is re-added.
     const live = this.store.chunkCounts(agentId);
-    const report: SyncReport = {
-      root: listing.root,
-      added: [],
-      updated: [],
-      removed: [],
-      renamed: [],
-      unchanged: 0,
-      chunks: { added: 0, updated: 0, removed: 0 },
-      skipped: [...listing.skipped],
-      cancelled: false,
-    };
+    const report = emptyReport(listing.root);
+    report.skipped.push(...listing.skipped);
     const seen = new Set<string>();
     const fresh: LoadedFile[] = [];
     const changed: LoadedFile[] = [];
     const touched: FileStamp[] = [];
     const total = listing.files.length;
     let done = 0;
-    for (const entry of listing.files) {
+    for (const listed of listing.files) {
       if (options.signal?.aborted) break;
+      // From here on a file is known by its document name, the key of its stamp and chunks.
+      const entry: ListedFile = { ...listed, relativePath: names.of(listed.relativePath) };
       seen.add(entry.relativePath);
       const stamp = stamps.get(entry.relativePath);
       options.onProgress?.({ done: ++done, total, path: entry.relativePath });
@@ -160,7 +273,10 @@ export class Rag {
     this.store.saveStamps(agentId, touched, []);
 
     // Files gone from disk; a new file with the same content is their new name.
-    const gone = mirror && !report.cancelled ? [...stamps.values()].filter((stamp) => !seen.has(stamp.path)) : [];
+    const gone =
+      mirrored && !report.cancelled
+        ? [...stamps.values()].filter((stamp) => !seen.has(stamp.path) && mirrored(stamp.path))
+        : [];
     // Several deleted files may share content: each rename takes one of them.
     const goneByHash = new Map<string, FileStamp[]>();
     for (const stamp of gone) goneByHash.set(stamp.sha256, [...(goneByHash.get(stamp.sha256) ?? []), stamp]);
@@ -183,15 +299,24 @@ export class Rag {
       report.updated.push(file.relativePath);
     }
     await this.addAll(added, agentId, options, report);
-    for (const stamp of gone.filter((stamp) => !renamedFrom.has(stamp.path))) {
+    await this.remove(
+      gone.filter((stamp) => !renamedFrom.has(stamp.path)),
+      agentId,
+      report,
+    );
+    for (const list of [report.added, report.updated, report.removed]) list.sort();
+    return report;
+  }
+
+  /** Tombstones the documents' chunks and forgets their stamps. */
+  private async remove(documents: FileStamp[], agentId: string, report: SyncReport): Promise<void> {
+    for (const stamp of documents) {
       const ids = this.store.chunksOf(agentId, stamp.path);
       if (ids.length) await this.store.deleteChunks(ids);
       this.store.saveStamps(agentId, [], [stamp.path]);
       report.chunks.removed += ids.length;
       report.removed.push(stamp.path);
     }
-    for (const list of [report.added, report.updated, report.removed]) list.sort();
-    return report;
   }
 
   /**
