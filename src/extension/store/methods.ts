@@ -11,10 +11,10 @@ import * as fs from 'node:fs/promises';
  */
 export function workerMethods(memory: Memory) {
   return {
-    /** The entity as of one commit of its history (null for a delete commit). */
+    /** The entity as of one commit of its history, by hash or hash prefix (entity null for a delete commit). */
     async entityAt(id: string, commitHash: string): Promise<HistoryEntry | null> {
       const history = await memory.history(id);
-      return history.find((entry) => entry.commit.hash === commitHash) ?? null;
+      return history.find((entry) => entry.commit.hash.startsWith(commitHash)) ?? null;
     },
 
     /**

@@ -1,0 +1,105 @@
+import * as vscode from 'vscode';
+import { restorableFields } from '../documents/format';
+import { entityUri, versionUri } from '../documents/uris';
+import type { Services } from '../services';
+import { collectionOf } from '../store/collections';
+import { confirm } from '../ui';
+import type { Views } from '../views';
+import type { CommitNode } from '../views/history-tree';
+import { type EntityArgument, resolveEntity } from './entity-commands';
+
+/** The history row a command is about: its argument, else the newest version of the selected entity. */
+async function resolveCommit(
+  services: Services,
+  views: Views,
+  argument: EntityArgument,
+): Promise<CommitNode | undefined> {
+  if (argument && 'kind' in argument && argument.kind === 'commit') return argument;
+  const entity = await resolveEntity(services, argument);
+  if (!entity) return undefined;
+  views.history.show(entity);
+  return (await views.history.getChildren())[0];
+}
+
+function shortTime(iso: string): string {
+  return new Date(iso).toLocaleString(vscode.env.language, { dateStyle: 'short', timeStyle: 'short' });
+}
+
+async function compareWithPrevious(services: Services, views: Views, argument: EntityArgument): Promise<void> {
+  const node = await resolveCommit(services, views, argument);
+  if (!node) return;
+  if (!node.parent || !node.entity) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('This version has no earlier version to compare with.'));
+    return;
+  }
+  const entity = { type: node.entityType, id: node.entityId };
+  // The current version is compared as the live document, so it can be edited in the diff.
+  const right = node.head ? entityUri(entity) : versionUri(entity, node.commit.hash);
+  const title = vscode.l10n.t(
+    '{0} ({1} ↔ {2})',
+    node.entityId,
+    shortTime(node.parent.time),
+    node.head ? vscode.l10n.t('current') : shortTime(node.commit.time),
+  );
+  await vscode.commands.executeCommand('vscode.diff', versionUri(entity, node.parent.hash), right, title);
+}
+
+async function restoreVersion(
+  services: Services,
+  views: Views,
+  argument: EntityArgument,
+  options: { confirmed?: boolean },
+) {
+  const node = await resolveCommit(services, views, argument);
+  if (!node?.entity) return;
+  if (node.head) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('This is already the current version.'));
+    return;
+  }
+  const ok =
+    options.confirmed ||
+    (await confirm(
+      vscode.l10n.t('Restore the version of {0} from {1}?', node.entityId, shortTime(node.commit.time)),
+      vscode.l10n.t('Restore'),
+      vscode.l10n.t('The restored content becomes a new version; the versions after it stay in the history.'),
+    ));
+  if (!ok) return;
+  return collectionOf(await services.memory(), node.entityType).update(node.entityId, restorableFields(node.entity));
+}
+
+export function registerHistoryCommands(context: vscode.ExtensionContext, services: Services, views: Views): void {
+  const run =
+    (action: string, fn: (argument: EntityArgument, options: { confirmed?: boolean }) => Promise<unknown>) =>
+    (argument: EntityArgument, options?: { confirmed?: boolean }) =>
+      fn(argument, options ?? {}).catch((error: unknown) => services.reportError(action, error));
+  context.subscriptions.push(
+    vscode.commands.registerCommand(
+      'workspaceMemory.showHistory',
+      run(vscode.l10n.t('Showing the history'), async (argument) => {
+        const entity = await resolveEntity(services, argument);
+        if (!entity) return;
+        views.history.show(entity);
+        await vscode.commands.executeCommand('workspaceMemory.history.focus');
+      }),
+    ),
+    vscode.commands.registerCommand(
+      'workspaceMemory.openVersion',
+      run(vscode.l10n.t('Opening the version'), async (argument) => {
+        const node = await resolveCommit(services, views, argument);
+        if (!node?.entity) return;
+        const uri = versionUri({ type: node.entityType, id: node.entityId }, node.commit.hash);
+        await vscode.window.showTextDocument(uri, { preview: true, preserveFocus: true });
+      }),
+    ),
+    vscode.commands.registerCommand(
+      'workspaceMemory.compareWithPrevious',
+      run(vscode.l10n.t('Comparing versions'), (argument) => compareWithPrevious(services, views, argument)),
+    ),
+    vscode.commands.registerCommand(
+      'workspaceMemory.restoreVersion',
+      run(vscode.l10n.t('Restoring the version'), (argument, options) =>
+        restoreVersion(services, views, argument, options),
+      ),
+    ),
+  );
+}

@@ -1,0 +1,136 @@
+import * as vscode from 'vscode';
+import type { Entity } from '../../core/types';
+import { SECTION } from '../config';
+import { entityUri } from '../documents/uris';
+import type { Services } from '../services';
+import { openEntity, showMarkdown } from '../ui';
+import { TYPE_INFO, entityDescription, entityLabel } from '../views/labels';
+
+/** Typing pauses this long before a search runs. */
+const SEARCH_DELAY_MS = 120;
+const RESULTS = 30;
+
+interface ResultItem extends vscode.QuickPickItem {
+  entity: Entity;
+}
+
+function snippet(content: string): string {
+  const text = content.replace(/\s+/g, ' ').trim();
+  return text.length > 160 ? `${text.slice(0, 159)}…` : text;
+}
+
+/** A QuickPick that searches memories, skills and knowledge as the user types. */
+async function search(services: Services, options: { query?: string }): Promise<readonly ResultItem[]> {
+  const memory = await services.memory();
+  const { agentId, userId } = services.scope();
+  const pick = vscode.window.createQuickPick<ResultItem>();
+  pick.title = vscode.l10n.t('Search Memory');
+  pick.placeholder = vscode.l10n.t('Search memories, skills and workspace docs');
+  pick.matchOnDescription = true;
+  pick.matchOnDetail = true;
+  const openToSide: vscode.QuickInputButton = {
+    iconPath: new vscode.ThemeIcon('split-horizontal'),
+    tooltip: vscode.l10n.t('Open to the Side'),
+  };
+  let timer: NodeJS.Timeout | undefined;
+  let generation = 0;
+
+  const run = async (query: string) => {
+    const mine = ++generation;
+    if (!query.trim()) {
+      pick.items = [];
+      pick.busy = false;
+      return;
+    }
+    pick.busy = true;
+    try {
+      const results = await memory.worker.searchAll(agentId, userId, query, RESULTS);
+      // A slower earlier search must not overwrite a newer one.
+      if (mine !== generation) return;
+      pick.items = results.map(({ entity, score }) => ({
+        label: `$(${TYPE_INFO[entity.type].icon}) ${entityLabel(entity)}`,
+        description: `${entity.type} · ${entityDescription(entity)} · ${score.toFixed(2)}`,
+        detail: snippet(entity.content),
+        buttons: [openToSide],
+        // Results are already ranked and matched by the store; keep them all, in order.
+        alwaysShow: true,
+        entity,
+      }));
+    } catch (error) {
+      services.reportError(vscode.l10n.t('Searching'), error);
+    } finally {
+      if (mine === generation) pick.busy = false;
+    }
+  };
+
+  pick.onDidChangeValue((value) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void run(value), SEARCH_DELAY_MS);
+  });
+  pick.onDidTriggerItemButton(({ item }) => {
+    void vscode.window.showTextDocument(entityUri(item.entity), {
+      viewColumn: vscode.ViewColumn.Beside,
+      preview: true,
+    });
+  });
+  pick.onDidAccept(() => {
+    const item = pick.selectedItems[0];
+    pick.hide();
+    if (item)
+      void openEntity(item.entity).catch((error: unknown) => services.reportError(vscode.l10n.t('Opening'), error));
+  });
+  pick.onDidHide(() => {
+    clearTimeout(timer);
+    pick.dispose();
+  });
+  pick.show();
+  if (!options.query) return [];
+  // Started with a query (a keybinding, a test): fill it in and hand back the first results.
+  pick.value = options.query;
+  await run(options.query);
+  return pick.items;
+}
+
+/** Shows the exact context recall would hand a model for a query. */
+async function previewRecall(services: Services, options: { query?: string }) {
+  const query =
+    options.query ??
+    (await vscode.window.showInputBox({
+      title: vscode.l10n.t('Preview Recall'),
+      prompt: vscode.l10n.t('A question or task, as you would ask Copilot'),
+      validateInput: (value) => (value.trim() ? undefined : vscode.l10n.t('Type a query.')),
+    }));
+  if (!query) return;
+  const config = vscode.workspace.getConfiguration(SECTION);
+  const { agentId, userId } = services.scope();
+  const result = await (
+    await services.memory()
+  ).recall(agentId, userId, query, {
+    maxItems: config.get<number>('recall.maxItems', 20),
+    maxChars: config.get<number>('recall.maxChars', 8000),
+  });
+  const header = vscode.l10n.t(
+    '<!-- Recall for "{0}": {1} items, {2} characters, about {3} tokens. This is the context a model would receive. -->',
+    query,
+    result.items.length,
+    result.chars,
+    result.tokens,
+  );
+  await showMarkdown(`${header}\n\n${result.formatted || vscode.l10n.t('(nothing relevant was found)')}\n`);
+  return result;
+}
+
+export function registerSearchCommands(context: vscode.ExtensionContext, services: Services): void {
+  context.subscriptions.push(
+    vscode.commands.registerCommand('workspaceMemory.search', (options?: { query?: string }) =>
+      search(services, options ?? {}).catch((error: unknown) =>
+        services.reportError(vscode.l10n.t('Searching'), error),
+      ),
+    ),
+    vscode.commands.registerCommand('workspaceMemory.previewRecall', (options?: { query?: string }) =>
+      previewRecall(services, options ?? {}).catch((error: unknown) =>
+        services.reportError(vscode.l10n.t('Previewing recall'), error),
+      ),
+    ),
+  );
+}

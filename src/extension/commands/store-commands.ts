@@ -1,0 +1,249 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { Services } from '../services';
+import { confirm, showMarkdown, withProgress } from '../ui';
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/**
+ * Every store command also takes its answers as an argument, so keybindings,
+ * other extensions and tests can run it without prompts; it then returns its result.
+ */
+export interface StoreCommandOptions {
+  label?: string;
+  snapshotId?: string;
+  path?: string;
+  skipExisting?: boolean;
+  /** Skip the modal confirmation (the caller confirmed already). */
+  confirmed?: boolean;
+}
+
+async function createSnapshot(services: Services, options: StoreCommandOptions) {
+  const label =
+    options.label ??
+    (await vscode.window.showInputBox({
+      title: vscode.l10n.t('Create Snapshot'),
+      prompt: vscode.l10n.t('A label to recognise it by (optional)'),
+      placeHolder: vscode.l10n.t('before the refactoring'),
+    }));
+  if (label === undefined) return;
+  const memory = await services.memory();
+  const info = await withProgress(vscode.l10n.t('Creating a snapshot'), () => memory.snapshot(label.trim()), false);
+  void vscode.window.showInformationMessage(
+    vscode.l10n.t('Snapshot {0} created: {1} entities, {2}.', info.id, info.entities, formatBytes(info.bytes)),
+  );
+  return info;
+}
+
+async function restoreSnapshot(services: Services, options: StoreCommandOptions) {
+  const memory = await services.memory();
+  const snapshots = await memory.listSnapshots();
+  if (options.snapshotId && !snapshots.some((s) => s.id === options.snapshotId)) {
+    throw new Error(vscode.l10n.t('There is no snapshot {0}.', options.snapshotId));
+  }
+  if (snapshots.length === 0) {
+    const create = vscode.l10n.t('Create Snapshot');
+    const choice = await vscode.window.showInformationMessage(vscode.l10n.t('There are no snapshots yet.'), create);
+    if (choice === create) await vscode.commands.executeCommand('workspaceMemory.createSnapshot');
+    return;
+  }
+  const items = snapshots.map((snapshot) => ({
+    label: snapshot.label || snapshot.id,
+    description: new Date(snapshot.createdAt).toLocaleString(),
+    detail: vscode.l10n.t('{0} entities · {1} · {2}', snapshot.entities, formatBytes(snapshot.bytes), snapshot.id),
+    snapshot,
+  }));
+  const picked = options.snapshotId
+    ? items.find((item) => item.snapshot.id === options.snapshotId)
+    : await vscode.window.showQuickPick(items, {
+        title: vscode.l10n.t('Restore Snapshot'),
+        placeHolder: vscode.l10n.t('The store goes back to the state of the snapshot'),
+      });
+  if (!picked) return;
+  const ok =
+    options.confirmed ||
+    (await confirm(
+      vscode.l10n.t('Restore snapshot "{0}"?', picked.label),
+      vscode.l10n.t('Restore'),
+      vscode.l10n.t(
+        'Everything written after {0} is replaced by the snapshot. Create a snapshot first if you may want the current state back.',
+        new Date(picked.snapshot.createdAt).toLocaleString(),
+      ),
+    ));
+  if (!ok) return;
+  await withProgress(
+    vscode.l10n.t('Restoring snapshot {0}', picked.label),
+    () => memory.restore(picked.snapshot.id),
+    false,
+  );
+  void vscode.window.showInformationMessage(vscode.l10n.t('Restored snapshot "{0}".', picked.label));
+  return picked.snapshot;
+}
+
+async function exportStore(services: Services, options: StoreCommandOptions) {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const target = options.path
+    ? vscode.Uri.file(options.path)
+    : await vscode.window.showSaveDialog({
+        title: vscode.l10n.t('Export Memory'),
+        defaultUri: folder ? vscode.Uri.joinPath(folder, 'workspace-memory-export.json') : undefined,
+        filters: { JSON: ['json'] },
+      });
+  if (!target) return;
+  if (target.scheme !== 'file') throw new Error(vscode.l10n.t("Export writes to a file on this machine's disk."));
+  const memory = await services.memory();
+  const result = await withProgress(vscode.l10n.t('Exporting'), () => memory.worker.exportTo(target.fsPath), false);
+  void vscode.window.showInformationMessage(
+    vscode.l10n.t(
+      'Exported {0} entities ({1}) to {2}.',
+      result.entities,
+      formatBytes(result.bytes),
+      path.basename(target.fsPath),
+    ),
+  );
+  return result;
+}
+
+async function importStore(services: Services, options: StoreCommandOptions) {
+  const [source] = options.path
+    ? [vscode.Uri.file(options.path)]
+    : ((await vscode.window.showOpenDialog({
+        title: vscode.l10n.t('Import Memory'),
+        canSelectMany: false,
+        filters: { JSON: ['json'] },
+      })) ?? []);
+  if (!source) return;
+  const mode =
+    options.skipExisting !== undefined
+      ? { skipExisting: options.skipExisting }
+      : await vscode.window.showQuickPick(
+          [
+            {
+              label: vscode.l10n.t('Keep existing'),
+              detail: vscode.l10n.t('Entities already here stay as they are'),
+              skipExisting: true,
+            },
+            {
+              label: vscode.l10n.t('Overwrite existing'),
+              detail: vscode.l10n.t(
+                'Imported versions become new versions of entities already here (their history stays)',
+              ),
+              skipExisting: false,
+            },
+          ],
+          { title: vscode.l10n.t('Import: entities that exist already') },
+        );
+  if (!mode) return;
+  const memory = await services.memory();
+  const report = await withProgress(
+    vscode.l10n.t('Importing {0}', path.basename(source.fsPath)),
+    () => memory.worker.importFrom(source.fsPath, { skipExisting: mode.skipExisting }),
+    false,
+  );
+  void vscode.window.showInformationMessage(
+    vscode.l10n.t('Imported {0}, overwrote {1}, skipped {2}.', report.imported, report.overwritten, report.skipped),
+  );
+  return report;
+}
+
+async function verify(services: Services) {
+  const memory = await services.memory();
+  const report = await withProgress(
+    vscode.l10n.t('Verifying every hash and history chain'),
+    () => memory.verify(),
+    false,
+  );
+  if (report.valid) {
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t(
+        'The store is intact: {0} objects, {1} commits, {2} entities checked.',
+        report.totalObjects,
+        report.totalCommits,
+        report.totalEntities,
+      ),
+    );
+    return report;
+  }
+  services.log.error(`Verify found ${report.errors.length} problems`);
+  const lines = report.errors.map((error) => `| ${error.code} | \`${error.id}\` | ${error.message} |`);
+  await showMarkdown(
+    [
+      `# ${vscode.l10n.t('Verify: {0} problems', report.errors.length)}`,
+      '',
+      vscode.l10n.t('Restore a snapshot (Memory: Restore Snapshot) or re-import an export to repair the store.'),
+      '',
+      '| Code | Id | Problem |',
+      '| --- | --- | --- |',
+      ...lines,
+    ].join('\n'),
+  );
+  return report;
+}
+
+async function showStats(services: Services) {
+  const stats = await (await services.memory()).stats();
+  const { agentId, userId } = services.scope();
+  const rows: [string, string | number][] = [
+    [vscode.l10n.t('Memories'), stats.memories],
+    [vscode.l10n.t('Skills'), stats.skills],
+    [vscode.l10n.t('Knowledge chunks'), stats.knowledge],
+    [vscode.l10n.t('Sessions'), stats.sessions],
+    [vscode.l10n.t('Profiles'), stats.profiles],
+    [vscode.l10n.t('Deleted (history kept)'), stats.deleted],
+    [vscode.l10n.t('Objects'), stats.objects],
+    [vscode.l10n.t('Commits'), stats.commits],
+    [vscode.l10n.t('Audit entries'), stats.auditEntries],
+    [vscode.l10n.t('Snapshots'), stats.snapshots],
+    [vscode.l10n.t('Size on disk'), formatBytes(stats.bytesOnDisk)],
+  ];
+  await showMarkdown(
+    [
+      `# ${vscode.l10n.t('Workspace Memory')}`,
+      '',
+      `${vscode.l10n.t('Store')}: \`${stats.path}\``,
+      '',
+      `${vscode.l10n.t('Agent')}: \`${agentId}\`${userId ? ` · ${vscode.l10n.t('user')}: \`${userId}\`` : ''}`,
+      '',
+      '| | |',
+      '| --- | ---: |',
+      ...rows.map(([name, value]) => `| ${name} | ${value} |`),
+      '',
+      vscode.l10n.t(
+        'Use the same store from a terminal: `workspace-memory stats --dir "{0}"`',
+        path.dirname(stats.path),
+      ),
+    ].join('\n'),
+  );
+  return stats;
+}
+
+async function rebuildIndex(services: Services) {
+  const memory = await services.memory();
+  const count = await withProgress(vscode.l10n.t('Rebuilding the search index'), () => memory.rebuildIndex(), false);
+  void vscode.window.showInformationMessage(vscode.l10n.t('Search index rebuilt: {0} entities indexed.', count));
+  return count;
+}
+
+export function registerStoreCommands(context: vscode.ExtensionContext, services: Services): void {
+  const commands: [string, string, (services: Services, options: StoreCommandOptions) => Promise<unknown>][] = [
+    ['workspaceMemory.createSnapshot', vscode.l10n.t('Creating a snapshot'), createSnapshot],
+    ['workspaceMemory.restoreSnapshot', vscode.l10n.t('Restoring a snapshot'), restoreSnapshot],
+    ['workspaceMemory.export', vscode.l10n.t('Export'), exportStore],
+    ['workspaceMemory.import', vscode.l10n.t('Import'), importStore],
+    ['workspaceMemory.verify', vscode.l10n.t('Verify'), verify],
+    ['workspaceMemory.showStats', vscode.l10n.t('Stats'), showStats],
+    ['workspaceMemory.rebuildIndex', vscode.l10n.t('Rebuilding the index'), rebuildIndex],
+  ];
+  for (const [id, action, fn] of commands) {
+    context.subscriptions.push(
+      vscode.commands.registerCommand(id, (options?: StoreCommandOptions) =>
+        fn(services, options ?? {}).catch((error: unknown) => services.reportError(action, error)),
+      ),
+    );
+  }
+  context.subscriptions.push(vscode.commands.registerCommand('workspaceMemory.showLog', () => services.log.show()));
+}

@@ -1,0 +1,37 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { FolderPlan } from './settings';
+
+/**
+ * Watches one folder for changes to its documents: one watcher per include
+ * glob (so events already match the globs), plus one for creations and
+ * deletions of anything, because moving, deleting or restoring a folder may
+ * report the folder alone, not the documents inside it.
+ */
+export function watchFolder(plan: FolderPlan, onChange: (relative: string) => void): vscode.Disposable {
+  const disposables: vscode.Disposable[] = [];
+  const report = (uri: vscode.Uri, fromDocumentGlob: boolean) => {
+    const relative = path.relative(plan.root, uri.fsPath);
+    if (!relative || relative.startsWith('..') || path.isAbsolute(relative)) return;
+    // Outside the globs only folders matter; a name with an extension is
+    // almost always a file (a build output, say), not worth a sync.
+    if (!fromDocumentGlob && path.extname(relative) !== '') return;
+    onChange(relative.split(path.sep).join('/'));
+  };
+  for (const glob of plan.include) {
+    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(plan.folder, glob));
+    disposables.push(
+      watcher,
+      watcher.onDidCreate((uri) => report(uri, true)),
+      watcher.onDidChange((uri) => report(uri, true)),
+      watcher.onDidDelete((uri) => report(uri, true)),
+    );
+  }
+  const folders = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(plan.folder, '**'), false, true);
+  disposables.push(
+    folders,
+    folders.onDidCreate((uri) => report(uri, false)),
+    folders.onDidDelete((uri) => report(uri, false)),
+  );
+  return vscode.Disposable.from(...disposables);
+}

@@ -1,0 +1,113 @@
+/**
+ * An entity as an editable Markdown document: the fields a user may change in
+ * YAML front matter, the content below it. Saving the document parses it
+ * back into an update, so editing a memory is just editing a file.
+ * No `vscode` here: the round trip is unit tested under plain Node.
+ */
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { MemoryError } from '../../core/errors';
+import type { Entity, EntityType, UpdateByType } from '../../core/types';
+
+/** Which fields each type lets a user edit, besides `content`. Sessions are records, edited by nobody. */
+const EDITABLE: Record<EntityType, readonly string[]> = {
+  memory: ['category', 'tags'],
+  skill: ['category', 'status', 'tags'],
+  knowledge: ['title', 'tags', 'questions'],
+  session: [],
+  profile: ['metadata'],
+};
+
+export function isEditable(type: EntityType): boolean {
+  return type !== 'session';
+}
+
+function describe(entity: Entity): string[] {
+  const who = [`agent ${entity.agentId}`, entity.userId ? `user ${entity.userId}` : undefined].filter(Boolean);
+  const lines = [
+    `# ${entity.type} ${entity.id} · ${who.join(' · ')}`,
+    `# created ${entity.createdAt} · updated ${entity.updatedAt}`,
+  ];
+  if (entity.type === 'knowledge' && entity.source) {
+    lines.push(
+      `# from ${entity.source}${entity.startLine ? `:${entity.startLine}-${entity.endLine ?? entity.startLine}` : ''}`,
+    );
+  }
+  return lines;
+}
+
+function sessionBody(entity: Extract<Entity, { type: 'session' }>): string {
+  if (!entity.messages?.length) return entity.content;
+  return entity.messages
+    .map((m) => `**${m.role}**${m.timestamp ? ` (${m.timestamp})` : ''}\n\n${m.content}`)
+    .join('\n\n---\n\n');
+}
+
+/** The document a user sees for `entity`. */
+export function renderEntity(entity: Entity): string {
+  const fields: Record<string, unknown> = {};
+  for (const key of EDITABLE[entity.type]) {
+    const value = (entity as unknown as Record<string, unknown>)[key];
+    if (value !== undefined) fields[key] = value;
+  }
+  const header = describe(entity);
+  if (isEditable(entity.type))
+    header.push('# Edit the fields below and the content after the front matter; saving makes a new version.');
+  const yaml = Object.keys(fields).length > 0 ? stringifyYaml(fields, { flowCollectionPadding: false }).trimEnd() : '';
+  const body = entity.type === 'session' ? sessionBody(entity) : entity.content;
+  return ['---', ...header, ...(yaml ? [yaml] : []), '---', body].join('\n') + (body.endsWith('\n') ? '' : '\n');
+}
+
+const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
+
+/**
+ * The update a saved document asks for: only fields that differ from
+ * `current`, or null when nothing changed (no empty version is made).
+ */
+export function parseEntityDocument(text: string, current: Entity): UpdateByType[EntityType] | null {
+  if (!isEditable(current.type)) {
+    throw new MemoryError('INVALID_INPUT', 'Sessions are records of a conversation and cannot be edited.');
+  }
+  const match = FRONT_MATTER.exec(text);
+  if (!match) {
+    throw new MemoryError('INVALID_INPUT', 'The document must start with its front matter between two "---" lines.');
+  }
+  let fields: unknown;
+  try {
+    fields = parseYaml(match[1]!) ?? {};
+  } catch (error) {
+    throw new MemoryError(
+      'INVALID_INPUT',
+      `The front matter is not valid YAML: ${(error as Error).message.split('\n')[0]}`,
+    );
+  }
+  if (typeof fields !== 'object' || Array.isArray(fields) || fields === null) {
+    throw new MemoryError('INVALID_INPUT', 'The front matter must be a set of "field: value" lines.');
+  }
+  const allowed = EDITABLE[current.type];
+  const update: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (!allowed.includes(key)) {
+      throw new MemoryError(
+        'INVALID_INPUT',
+        `"${key}" cannot be edited here; a ${current.type} has ${allowed.length ? allowed.join(', ') : 'no fields'} besides its content.`,
+      );
+    }
+    if (JSON.stringify(value) !== JSON.stringify((current as unknown as Record<string, unknown>)[key]))
+      update[key] = value;
+  }
+  const content = text.slice(match[0].length).replace(/\r\n/g, '\n').replace(/\n$/, '');
+  if (content !== current.content.replace(/\n$/, '')) update.content = content;
+  return Object.keys(update).length > 0 ? (update as UpdateByType[EntityType]) : null;
+}
+
+/** The fields of an old version that a restore writes back as a new version. */
+export function restorableFields(version: Entity): UpdateByType[EntityType] {
+  const update: Record<string, unknown> = { content: version.content };
+  for (const key of EDITABLE[version.type]) update[key] = (version as unknown as Record<string, unknown>)[key];
+  if (version.type === 'knowledge') {
+    for (const key of ['source', 'chunkIndex', 'headingPath', 'startLine', 'endLine', 'sourceHash'] as const) {
+      if (version[key] !== undefined) update[key] = version[key];
+    }
+  }
+  return update as UpdateByType[EntityType];
+}

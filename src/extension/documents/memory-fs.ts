@@ -1,0 +1,115 @@
+import * as vscode from 'vscode';
+import { isMemoryError } from '../../core/errors';
+import type { Entity } from '../../core/types';
+import type { Services } from '../services';
+import { collectionOf } from '../store/collections';
+import { isEditable, parseEntityDocument, renderEntity } from './format';
+import { type EntityLocation, SCHEME, parseEntityUri } from './uris';
+
+/**
+ * Serves entities as files: the live version is editable and saving it
+ * makes a new version; old versions are read-only, which is what the diff
+ * editor compares. Open editors follow changes made anywhere (tools, CLI).
+ */
+class MemoryFileSystem implements vscode.FileSystemProvider {
+  private readonly changes = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+  readonly onDidChangeFile = this.changes.event;
+  /** Watched documents by entity id, to tell editors when their entity changed. */
+  private readonly watched = new Map<string, Set<string>>();
+
+  constructor(private readonly services: Services) {}
+
+  storeChanged(entityIds: readonly string[]): void {
+    const ids = entityIds.length > 0 ? entityIds.filter((id) => this.watched.has(id)) : [...this.watched.keys()];
+    const events = ids.flatMap((id) =>
+      [...(this.watched.get(id) ?? [])].map((uri) => ({
+        type: vscode.FileChangeType.Changed,
+        uri: vscode.Uri.parse(uri),
+      })),
+    );
+    if (events.length > 0) this.changes.fire(events);
+  }
+
+  watch(uri: vscode.Uri): vscode.Disposable {
+    const location = parseEntityUri(uri);
+    if (!location || location.commit) return new vscode.Disposable(() => {});
+    const key = uri.toString();
+    let set = this.watched.get(location.id);
+    if (!set) this.watched.set(location.id, (set = new Set()));
+    set.add(key);
+    return new vscode.Disposable(() => {
+      set.delete(key);
+      if (set.size === 0) this.watched.delete(location.id);
+    });
+  }
+
+  async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
+    const { entity, location } = await this.load(uri);
+    const text = renderEntity(entity);
+    return {
+      type: vscode.FileType.File,
+      ctime: Date.parse(entity.createdAt),
+      mtime: Date.parse(entity.updatedAt),
+      size: Buffer.byteLength(text),
+      permissions: location.commit || !isEditable(entity.type) ? vscode.FilePermission.Readonly : undefined,
+    };
+  }
+
+  async readFile(uri: vscode.Uri): Promise<Uint8Array> {
+    const { entity } = await this.load(uri);
+    return Buffer.from(renderEntity(entity), 'utf8');
+  }
+
+  async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
+    const { entity, location } = await this.load(uri);
+    if (location.commit)
+      throw vscode.FileSystemError.NoPermissions(
+        vscode.l10n.t('Old versions are read-only; use Restore This Version.'),
+      );
+    const update = parseEntityDocument(Buffer.from(content).toString('utf8'), entity);
+    if (!update) return;
+    await collectionOf(await this.services.memory(), entity.type).update(entity.id, update);
+  }
+
+  private async load(uri: vscode.Uri): Promise<{ entity: Entity; location: EntityLocation }> {
+    const location = parseEntityUri(uri);
+    if (!location) throw vscode.FileSystemError.FileNotFound(uri);
+    const memory = await this.services.memory();
+    let entity: Entity | null | undefined;
+    try {
+      entity = location.commit
+        ? (await memory.worker.entityAt(location.id, location.commit))?.entity
+        : await memory.get(location.id);
+    } catch (error) {
+      if (isMemoryError(error, 'INVALID_ID')) throw vscode.FileSystemError.FileNotFound(uri);
+      throw error;
+    }
+    if (!entity || entity.type !== location.type) throw vscode.FileSystemError.FileNotFound(uri);
+    return { entity, location };
+  }
+
+  readDirectory(): [string, vscode.FileType][] {
+    return [];
+  }
+
+  createDirectory(): void {
+    throw vscode.FileSystemError.NoPermissions();
+  }
+
+  delete(): void {
+    throw vscode.FileSystemError.NoPermissions(vscode.l10n.t('Use Memory: Delete to delete an entity.'));
+  }
+
+  rename(): void {
+    throw vscode.FileSystemError.NoPermissions();
+  }
+}
+
+/** Registers the `workspace-memory:` file system; open documents follow store changes. */
+export function registerMemoryFileSystem(context: vscode.ExtensionContext, services: Services): void {
+  const fileSystem = new MemoryFileSystem(services);
+  context.subscriptions.push(
+    vscode.workspace.registerFileSystemProvider(SCHEME, fileSystem, { isCaseSensitive: true }),
+    services.onDidChangeStore((change) => fileSystem.storeChanged(change.entityIds)),
+  );
+}

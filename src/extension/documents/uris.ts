@@ -1,0 +1,35 @@
+import * as vscode from 'vscode';
+import { ENTITY_TYPES, type Entity, type EntityType } from '../../core/types';
+
+/** Entities open as documents under this scheme (see memory-fs.ts). */
+export const SCHEME = 'workspace-memory';
+
+/** Commit hashes in version URIs are shortened to this many hex digits, like Git's. */
+const SHORT_HASH = 12;
+
+export interface EntityLocation {
+  type: EntityType;
+  id: string;
+  /** A commit hash prefix: the document is that old version, read-only. */
+  commit?: string;
+}
+
+/** The live, editable document of an entity: `workspace-memory:/memory/<id>.md`. */
+export function entityUri(entity: Pick<Entity, 'type' | 'id'>): vscode.Uri {
+  return vscode.Uri.from({ scheme: SCHEME, path: `/${entity.type}/${entity.id}.md` });
+}
+
+/** One version of an entity, read-only: `workspace-memory:/memory/<id>@<hash>.md`. */
+export function versionUri(entity: Pick<Entity, 'type' | 'id'>, commitHash: string): vscode.Uri {
+  return vscode.Uri.from({
+    scheme: SCHEME,
+    path: `/${entity.type}/${entity.id}@${commitHash.slice(0, SHORT_HASH)}.md`,
+  });
+}
+
+export function parseEntityUri(uri: vscode.Uri): EntityLocation | undefined {
+  if (uri.scheme !== SCHEME) return undefined;
+  const match = /^\/([a-z]+)\/([^/@]+?)(?:@([0-9a-f]{4,64}))?\.md$/.exec(uri.path);
+  if (!match || !(ENTITY_TYPES as readonly string[]).includes(match[1]!)) return undefined;
+  return { type: match[1] as EntityType, id: match[2]!, commit: match[3] };
+}

@@ -1,0 +1,36 @@
+import * as vscode from 'vscode';
+import type { Entity } from '../core/types';
+import { entityUri } from './documents/uris';
+
+/** Opens an entity as a document: a preview tab unless `edit` asks for a lasting one. */
+export async function openEntity(entity: Pick<Entity, 'type' | 'id'>, edit = false): Promise<void> {
+  const document = await vscode.workspace.openTextDocument(entityUri(entity));
+  await vscode.window.showTextDocument(document, { preview: !edit, preserveFocus: !edit });
+}
+
+/** Shows generated Markdown (a report, a recall preview) in an untitled editor. */
+export async function showMarkdown(content: string): Promise<void> {
+  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content });
+  await vscode.window.showTextDocument(document, { preview: true });
+}
+
+/** Runs `work` with a cancellable notification; the token becomes an AbortSignal for the store. */
+export function withProgress<T>(
+  title: string,
+  work: (report: (message: string, increment?: number) => void, signal: AbortSignal) => Promise<T>,
+  cancellable = true,
+): Thenable<T> {
+  return vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title, cancellable },
+    (progress, token) => {
+      const controller = new AbortController();
+      token.onCancellationRequested(() => controller.abort());
+      return work((message, increment) => progress.report({ message, increment }), controller.signal);
+    },
+  );
+}
+
+/** A modal yes/no; resolves true only when the user chose `action`. */
+export async function confirm(message: string, action: string, detail?: string): Promise<boolean> {
+  return (await vscode.window.showWarningMessage(message, { modal: true, detail }, action)) === action;
+}

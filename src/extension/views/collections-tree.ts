@@ -1,0 +1,152 @@
+import * as vscode from 'vscode';
+import type { Page } from '../../core/types';
+import { ENTITY_TYPES, SHARED_AGENT_ID, type Entity, type EntityType } from '../../core/types';
+import { entityUri } from '../documents/uris';
+import type { Services } from '../services';
+import { COLLECTION_OF } from '../store/collections';
+import { TYPE_INFO, entityDescription, entityLabel, entityTooltip, scopeLabel } from './labels';
+
+/** Entities listed per scope before a "Show more" row. */
+const PAGE = 200;
+/** Which types have a shared scope besides the agent's own. */
+const SHARED_TYPES: ReadonlySet<EntityType> = new Set(['skill', 'knowledge', 'profile']);
+
+export type CollectionNode =
+  | { kind: 'type'; type: EntityType; count: number }
+  | { kind: 'scope'; type: EntityType; agentId: string; count: number }
+  | { kind: 'entity'; entity: Entity }
+  | { kind: 'more'; type: EntityType; agentId: string; shown: number; total: number };
+
+interface Listable {
+  listPaginated(agentId: string, userId?: string, options?: { limit?: number; offset?: number }): Promise<Page<Entity>>;
+  count(agentId: string, userId?: string): Promise<number>;
+}
+
+/**
+ * Collections: type → scope (this agent, shared) → entities, newest first,
+ * with counts. Refreshes whenever the store changes, in this window or in
+ * another process.
+ */
+export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> {
+  private readonly changed = new vscode.EventEmitter<CollectionNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  /** How many entities each scope shows, grown by "Show more". */
+  private readonly shown = new Map<string, number>();
+
+  constructor(private readonly services: Services) {}
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  showMore(node: Extract<CollectionNode, { kind: 'more' }>): void {
+    this.shown.set(`${node.type}/${node.agentId}`, node.shown + PAGE);
+    this.refresh();
+  }
+
+  async getChildren(node?: CollectionNode): Promise<CollectionNode[]> {
+    try {
+      return await this.children(node);
+    } catch (error) {
+      this.services.reportError(vscode.l10n.t('Listing memories'), error);
+      return [];
+    }
+  }
+
+  getParent(): undefined {
+    return undefined;
+  }
+
+  private async children(node?: CollectionNode): Promise<CollectionNode[]> {
+    const memory = await this.services.memory();
+    const { agentId } = this.services.scope();
+    const listable = (type: EntityType) => memory[COLLECTION_OF[type]] as unknown as Listable;
+    const scopes = (type: EntityType) => (SHARED_TYPES.has(type) ? [agentId, SHARED_AGENT_ID] : [agentId]);
+
+    if (!node) {
+      const types = await Promise.all(
+        ENTITY_TYPES.map(async (type) => {
+          const counts = await Promise.all(scopes(type).map((agent) => listable(type).count(agent)));
+          return { kind: 'type' as const, type, count: counts.reduce((a, b) => a + b, 0) };
+        }),
+      );
+      const total = types.reduce((sum, t) => sum + t.count, 0);
+      void vscode.commands.executeCommand('setContext', 'workspaceMemory.empty', total === 0);
+      return total === 0 ? [] : types;
+    }
+    if (node.kind === 'type') {
+      const nodes = await Promise.all(
+        scopes(node.type).map(async (agent) => ({
+          kind: 'scope' as const,
+          type: node.type,
+          agentId: agent,
+          count: await listable(node.type).count(agent),
+        })),
+      );
+      return nodes.filter((scope) => scope.count > 0 || scope.agentId === agentId);
+    }
+    if (node.kind === 'scope') {
+      const limit = this.shown.get(`${node.type}/${node.agentId}`) ?? PAGE;
+      const items: Entity[] = [];
+      // listPaginated caps a page at 200, so bigger views are read page by page.
+      while (items.length < limit) {
+        const page = await listable(node.type).listPaginated(node.agentId, undefined, {
+          limit: Math.min(PAGE, limit - items.length),
+          offset: items.length,
+        });
+        items.push(...page.items);
+        if (!page.hasMore) break;
+      }
+      const rows: CollectionNode[] = items.map((entity) => ({ kind: 'entity', entity }));
+      if (items.length < node.count) {
+        rows.push({ kind: 'more', type: node.type, agentId: node.agentId, shown: items.length, total: node.count });
+      }
+      return rows;
+    }
+    return [];
+  }
+
+  getTreeItem(node: CollectionNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'type': {
+        const item = new vscode.TreeItem(TYPE_INFO[node.type].plural, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `type/${node.type}`;
+        item.description = String(node.count);
+        item.iconPath = new vscode.ThemeIcon(TYPE_INFO[node.type].icon);
+        item.contextValue = `type.${node.type}`;
+        if (node.type === 'memory') item.collapsibleState = vscode.TreeItemCollapsibleState.Expanded;
+        return item;
+      }
+      case 'scope': {
+        const item = new vscode.TreeItem(scopeLabel(node.agentId), vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `scope/${node.type}/${node.agentId}`;
+        item.description = String(node.count);
+        item.iconPath = new vscode.ThemeIcon(node.agentId === SHARED_AGENT_ID ? 'organization' : 'person');
+        item.contextValue = 'scope';
+        if (node.type === 'memory') item.collapsibleState = vscode.TreeItemCollapsibleState.Expanded;
+        return item;
+      }
+      case 'entity': {
+        const { entity } = node;
+        const item = new vscode.TreeItem(entityLabel(entity), vscode.TreeItemCollapsibleState.None);
+        item.id = `entity/${entity.id}`;
+        item.description = entityDescription(entity);
+        item.tooltip = entityTooltip(entity);
+        item.iconPath = new vscode.ThemeIcon(TYPE_INFO[entity.type].icon);
+        item.contextValue = `entity.${entity.type}`;
+        item.resourceUri = entityUri(entity);
+        item.command = { command: 'workspaceMemory.open', title: vscode.l10n.t('Open'), arguments: [node] };
+        return item;
+      }
+      case 'more': {
+        const item = new vscode.TreeItem(
+          vscode.l10n.t('Show more ({0} of {1})', node.shown, node.total),
+          vscode.TreeItemCollapsibleState.None,
+        );
+        item.iconPath = new vscode.ThemeIcon('ellipsis');
+        item.command = { command: 'workspaceMemory.showMore', title: vscode.l10n.t('Show more'), arguments: [node] };
+        return item;
+      }
+    }
+  }
+}

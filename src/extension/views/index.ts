@@ -1,0 +1,45 @@
+import * as vscode from 'vscode';
+import { parseEntityUri } from '../documents/uris';
+import type { Services } from '../services';
+import { CollectionsTree } from './collections-tree';
+import { HistoryTree } from './history-tree';
+
+export interface Views {
+  collections: CollectionsTree;
+  history: HistoryTree;
+}
+
+/** Bursts of writes (a doc sync, an import) refresh the tree once, not per entity. */
+const REFRESH_DELAY_MS = 250;
+
+export function registerViews(context: vscode.ExtensionContext, services: Services): Views {
+  const collections = new CollectionsTree(services);
+  const history = new HistoryTree(services);
+  const collectionsView = vscode.window.createTreeView('workspaceMemory.collections', {
+    treeDataProvider: collections,
+    showCollapseAll: true,
+  });
+  const historyView = vscode.window.createTreeView('workspaceMemory.history', { treeDataProvider: history });
+
+  history.view = historyView;
+  let pending: NodeJS.Timeout | undefined;
+  context.subscriptions.push(
+    collectionsView,
+    historyView,
+    collectionsView.onDidChangeSelection(({ selection }) => {
+      const node = selection[0];
+      if (node?.kind === 'entity') history.show(node.entity);
+    }),
+    vscode.window.onDidChangeActiveTextEditor((editor) => {
+      const location = editor && parseEntityUri(editor.document.uri);
+      if (location) history.show(location);
+    }),
+    services.onDidChangeStore((change) => {
+      history.storeChanged(change.entityIds);
+      clearTimeout(pending);
+      pending = setTimeout(() => collections.refresh(), REFRESH_DELAY_MS);
+    }),
+    { dispose: () => clearTimeout(pending) },
+  );
+  return { collections, history };
+}

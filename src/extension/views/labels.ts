@@ -1,0 +1,64 @@
+import * as vscode from 'vscode';
+import { SHARED_AGENT_ID, type Entity, type EntityType } from '../../core/types';
+
+/** How each type looks in the views. */
+export const TYPE_INFO: Record<EntityType, { plural: string; icon: string }> = {
+  memory: { plural: vscode.l10n.t('Memories'), icon: 'lightbulb' },
+  skill: { plural: vscode.l10n.t('Skills'), icon: 'tools' },
+  knowledge: { plural: vscode.l10n.t('Knowledge'), icon: 'book' },
+  session: { plural: vscode.l10n.t('Sessions'), icon: 'comment-discussion' },
+  profile: { plural: vscode.l10n.t('Profiles'), icon: 'account' },
+};
+
+const LABEL_LENGTH = 80;
+
+/** One line that tells entities apart: a knowledge chunk by its place, anything else by its first line. */
+export function entityLabel(entity: Entity): string {
+  if (entity.type === 'knowledge' && entity.source) {
+    const heading = entity.headingPath?.at(-1);
+    return heading ? `${entity.source} › ${heading}` : entity.source;
+  }
+  const firstLine = entity.content.split('\n').find((line) => line.trim()) ?? entity.id;
+  const text = firstLine.replace(/^#+\s*/, '').trim();
+  return text.length > LABEL_LENGTH ? `${text.slice(0, LABEL_LENGTH - 1)}…` : text;
+}
+
+export function entityDescription(entity: Entity): string {
+  const parts: string[] = [];
+  if (entity.type === 'memory' || entity.type === 'skill') parts.push(entity.category);
+  if (entity.type === 'skill' && entity.status !== 'active') parts.push(entity.status);
+  if ('tags' in entity && entity.tags.length > 0) parts.push(entity.tags.map((t) => `#${t}`).join(' '));
+  if (entity.userId) parts.push(`@${entity.userId}`);
+  parts.push(relativeTime(entity.updatedAt));
+  return parts.join(' · ');
+}
+
+export function entityTooltip(entity: Entity): vscode.MarkdownString {
+  const tooltip = new vscode.MarkdownString(undefined, true);
+  tooltip.appendMarkdown(`$(${TYPE_INFO[entity.type].icon}) **${entity.type}** \`${entity.id}\`\n\n`);
+  const preview = entity.content.length > 600 ? `${entity.content.slice(0, 600)}…` : entity.content;
+  tooltip.appendText(preview);
+  tooltip.appendMarkdown(`\n\n---\n${vscode.l10n.t('Updated {0}', new Date(entity.updatedAt).toLocaleString())}`);
+  return tooltip;
+}
+
+export function scopeLabel(agentId: string): string {
+  return agentId === SHARED_AGENT_ID ? vscode.l10n.t('Shared') : vscode.l10n.t('Agent {0}', agentId);
+}
+
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 365 * 24 * 3600e3],
+  ['month', 30 * 24 * 3600e3],
+  ['day', 24 * 3600e3],
+  ['hour', 3600e3],
+  ['minute', 60e3],
+];
+
+export function relativeTime(iso: string, now = Date.now()): string {
+  const elapsed = Date.parse(iso) - now;
+  const format = new Intl.RelativeTimeFormat(vscode.env.language, { numeric: 'auto' });
+  for (const [unit, ms] of UNITS) {
+    if (Math.abs(elapsed) >= ms) return format.format(Math.round(elapsed / ms), unit);
+  }
+  return vscode.l10n.t('just now');
+}

@@ -1,0 +1,74 @@
+import * as assert from 'node:assert/strict';
+import { parseEntityDocument, renderEntity, restorableFields } from '../../src/extension/documents/format';
+import type { MemoryEntity, SessionEntity, SkillEntity } from '../../src/core/types';
+import { MemoryError } from '../../src/core/errors';
+
+const memory: MemoryEntity = {
+  id: 'memory-1',
+  type: 'memory',
+  agentId: 'default',
+  userId: 'ana',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-02T00:00:00.000Z',
+  content: 'We deploy on Fridays.\nNever on Mondays.',
+  tags: ['deploy', 'ops'],
+  category: 'decision',
+};
+
+function rejects(fn: () => unknown, pattern: RegExp): void {
+  assert.throws(
+    fn,
+    (error: unknown) => error instanceof MemoryError && error.code === 'INVALID_INPUT' && pattern.test(error.message),
+  );
+}
+
+describe('entity documents', () => {
+  it('round-trips: an unchanged document asks for no update', () => {
+    const text = renderEntity(memory);
+    assert.match(text, /^---\n# memory memory-1 · agent default · user ana/);
+    assert.match(text, /category: decision/);
+    assert.equal(parseEntityDocument(text, memory), null);
+  });
+
+  it('turns edits of the content and the fields into an update of only what changed', () => {
+    const text = renderEntity(memory)
+      .replace('category: decision', 'category: fact')
+      .replace('Never on Mondays.', 'Never on Mondays or holidays.');
+    assert.deepEqual(parseEntityDocument(text, memory), {
+      category: 'fact',
+      content: 'We deploy on Fridays.\nNever on Mondays or holidays.',
+    });
+    const retagged = renderEntity(memory).replace(/tags:[\s\S]*?\n---/, 'tags: [deploy]\n---');
+    assert.deepEqual(parseEntityDocument(retagged, memory), { tags: ['deploy'] });
+  });
+
+  it('refuses fields that cannot be edited, broken YAML, a missing front matter and sessions', () => {
+    rejects(
+      () => parseEntityDocument(renderEntity(memory).replace('category:', 'agentId: x\ncategory:'), memory),
+      /"agentId" cannot be edited/,
+    );
+    rejects(
+      () => parseEntityDocument(renderEntity(memory).replace('category: decision', 'category: [a'), memory),
+      /not valid YAML/,
+    );
+    rejects(() => parseEntityDocument('just text', memory), /front matter/);
+    const session: SessionEntity = {
+      ...memory,
+      type: 'session',
+      mined: false,
+      messages: [{ role: 'user', content: 'hi' }],
+    } as unknown as SessionEntity;
+    assert.match(renderEntity(session), /\*\*user\*\*\n\nhi/);
+    rejects(() => parseEntityDocument(renderEntity(session), session), /cannot be edited/);
+  });
+
+  it('restores every editable field of an old version', () => {
+    const skill: SkillEntity = { ...memory, type: 'skill', category: 'procedure', status: 'draft' } as SkillEntity;
+    assert.deepEqual(restorableFields(skill), {
+      content: skill.content,
+      category: 'procedure',
+      status: 'draft',
+      tags: ['deploy', 'ops'],
+    });
+  });
+});
