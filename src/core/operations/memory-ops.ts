@@ -24,7 +24,9 @@ export const memorySave = defineOperation({
   description:
     "Stores one durable fact about this workspace or its user in long-term memory, so it can be recalled in later conversations: a decision and its reason, a convention, a known issue, a task, or a correction the user made. Write one self-contained statement per call, with enough context to make sense on its own later. Do not save secrets or passing chit-chat. If a very similar memory already exists, that memory is updated instead of adding a twin. Returns the memory's id.",
   input: z.strictObject({
-    content: content('The memory, as a self-contained statement, e.g. "The API is deployed with docker compose from deploy/".'),
+    content: content(
+      'The memory, as a self-contained statement, e.g. "The API is deployed with docker compose from deploy/".',
+    ),
     tags: tags.optional(),
     category: category.default('fact'),
   }),
