@@ -71,11 +71,13 @@ describe('operations', () => {
     });
 
     it('describes required and defaulted arguments in the JSON schema', () => {
-      const schema = jsonSchemaOf(findOperation('memory_save')!);
-      assert.deepEqual(schema.required, ['content']);
-      const properties = schema.properties as Record<string, { enum?: string[]; default?: unknown }>;
+      const save = jsonSchemaOf(findOperation('memory_save')!);
+      assert.deepEqual(save.required, ['content']);
+      const properties = save.properties as Record<string, { enum?: string[] }>;
       assert.deepEqual(properties.category?.enum, ['fact', 'decision', 'issue', 'task', 'correction']);
-      assert.equal(properties.category?.default, 'fact');
+      const search = jsonSchemaOf(findOperation('memory_search')!);
+      assert.deepEqual(search.required, ['query'], 'a defaulted limit is optional for the caller');
+      assert.equal((search.properties as Record<string, { default?: unknown }>).limit?.default, 10);
     });
   });
 
@@ -118,7 +120,7 @@ describe('operations', () => {
     });
 
     it('updates a near-duplicate instead of saving a twin', async () => {
-      await run('memory_save', { content: 'The staging database is postgres 16 on port 5433' });
+      await run('memory_save', { content: 'The staging database is postgres 16 on port 5433', category: 'decision' });
       const again = await run('memory_save', {
         content: 'The staging database is postgres 16 on port 5433.',
         tags: ['db'],
@@ -126,6 +128,7 @@ describe('operations', () => {
       assert.equal(again.data.deduplicated, true);
       assert.match(again.text, /near-duplicate/);
       assert.equal(await memory.memories.count('a'), 1);
+      assert.equal((again.data.entity as MemoryEntity).category, 'decision', 'the category is kept when none is given');
     });
 
     it('says when nothing matches', async () => {

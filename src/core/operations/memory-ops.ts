@@ -9,7 +9,7 @@ import { EVERY_SURFACE, defineOperation } from './types';
 const category = z
   .enum(MEMORY_CATEGORIES)
   .describe(
-    'fact: how things are; decision: a choice made and why; issue: a known problem; task: work to do; correction: the user corrected a mistake.',
+    'fact (the default for a new memory): how things are; decision: a choice made and why; issue: a known problem; task: work to do; correction: the user corrected a mistake.',
   );
 
 function savedLine(entity: MemoryEntity, deduplicated: boolean): string {
@@ -28,7 +28,8 @@ export const memorySave = defineOperation({
       'The memory, as a self-contained statement, e.g. "The API is deployed with docker compose from deploy/".',
     ),
     tags: tags.optional(),
-    category: category.default('fact'),
+    // No default here: a near-duplicate being updated keeps its category unless one is given.
+    category: category.optional(),
   }),
   effect: 'write',
   surfaces: EVERY_SURFACE,

@@ -9,19 +9,22 @@ export const skillSave = defineOperation({
   title: 'Save a skill',
   description:
     'Stores a reusable procedure for this workspace: the steps to build, release, debug or configure something, written so it can be followed again later. Use it after working out how to do something that will come up again. A near-duplicate skill of the same category is updated instead of adding a twin. Returns the skill id.',
+  // No defaults: a near-duplicate being updated keeps its status unless one is given.
   input: z.strictObject({
     content: content('The procedure, as numbered steps or a short how-to, including commands and paths.'),
     tags: tags.optional(),
     category: z
       .enum(SKILL_CATEGORIES)
-      .default('procedure')
+      .optional()
       .describe(
-        'procedure: steps to do something; configuration: how something is set up; troubleshooting: how to fix a problem; workflow: how the team works.',
+        'procedure (the default): steps to do something; configuration: how something is set up; troubleshooting: how to fix a problem; workflow: how the team works.',
       ),
     status: z
       .enum(SKILL_STATUSES)
-      .default('active')
-      .describe('active: current; draft: not yet confirmed; deprecated: kept for reference, no longer followed.'),
+      .optional()
+      .describe(
+        'active (the default for a new skill): current; draft: not yet confirmed; deprecated: kept for reference, no longer followed.',
+      ),
   }),
   effect: 'write',
   surfaces: EVERY_SURFACE,
