@@ -130,7 +130,7 @@ function miningSummary(report: MiningReport): string {
   const counts = report.dryRun
     ? `dry run, nothing written: ${plan.memories.length} memories, ${plan.skills.length} skills, ${plan.profileFacts.length} profile facts planned`
     : `${report.created.length} created, ${report.updated.length} updated${report.markedMined ? ', session marked mined' : ''}`;
-  lines.push(`${report.sessionId}: ${counts}, ${report.skipped.length} skipped (${plan.requests} requests)`);
+  lines.push(`${report.sessionId}: ${counts}, ${report.skipped.length} skipped (${plural(plan.requests, 'request')})`);
   return lines.join('\n');
 }
 
@@ -144,7 +144,7 @@ function plannedLine(kind: 'memory' | 'skill', item: PlannedItem<string>): strin
 function consolidationSummary(report: ConsolidationReport): string {
   const { plan } = report;
   const verb = report.dryRun ? 'would ' : '';
-  const lines = [`${plan.target}: ${plan.reviewed} reviewed in ${plan.requests} requests`];
+  const lines = [`${plan.target}: ${plan.reviewed} reviewed in ${plural(plan.requests, 'request')}`];
   for (const merge of plan.merges) {
     lines.push(`  ${verb}merge   ${merge.ids.join(' + ')} -> ${merge.ids[0]}: ${merge.reason}`);
   }
@@ -163,4 +163,8 @@ function consolidationSummary(report: ConsolidationReport): string {
       : `  ${report.merged.length} merged, ${report.deleted.length} deleted, ${report.notApplied.length} not applied`,
   );
   return lines.join('\n');
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
