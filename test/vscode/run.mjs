@@ -1,0 +1,173 @@
+// Runs the integration tests inside a real VS Code: VS Code's server (from
+// the code-server package) with the extension under development, its web
+// workbench in headless Chromium, and the mocha suite in the extension host.
+//
+//   node test/vscode/run.mjs [--run main] [--grep text] [--keep] [--no-build] [--bundle-only]
+//
+// --run picks runs by name (repeatable; default: all, see runs.mjs), --grep
+// filters tests by title, --keep leaves each run's temp folder (logs, the
+// workspace copy) in place, --bundle-only builds the extension and the test
+// bundles (out/vscode-test/<run>/) and stops: what .vscode-test.mjs runs on
+// a desktop VS Code. VSCODE_TEST_TIMEOUT (seconds, default 300) bounds
+// each run. Exits 0 when every run passed.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { launchBrowser } from '../../scripts/browser.mjs';
+import { cleanup, onCleanup } from '../../scripts/cleanup.mjs';
+import { repoRoot } from '../../scripts/code-server-install.mjs';
+import { copyWorkspace, createSandbox } from '../../scripts/sandbox.mjs';
+import { assertServerNode, startVSCodeServer } from '../../scripts/vscode-server.mjs';
+import { bundleSuite } from './bundle.mjs';
+import { startHarnessServer } from './harness-server.mjs';
+import { COMMON_SETTINGS, RUNS } from './runs.mjs';
+
+const log = (line) => console.log(line);
+const timeoutMs = Number(process.env.VSCODE_TEST_TIMEOUT ?? 300) * 1000;
+const screenshotDir = path.resolve(repoRoot, process.env.VSCODE_SCREENSHOT_DIR ?? 'docs/screenshots');
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      run: { type: 'string', multiple: true },
+      grep: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      'no-build': { type: 'boolean', default: false },
+      'bundle-only': { type: 'boolean', default: false },
+    },
+  });
+  const runs = values.run ? RUNS.filter((run) => values.run.includes(run.name)) : RUNS;
+  if (runs.length === 0) throw new Error(`no run named ${values.run.join(', ')}; runs: ${RUNS.map((r) => r.name)}`);
+  if (!values['no-build']) buildExtension();
+  if (values['bundle-only']) {
+    for (const run of runs) await bundleSuite({ repoRoot, testGlob: run.tests, outDir: runOutDir(run) });
+    log(`[vscode] bundled ${runs.map((run) => path.relative(repoRoot, runOutDir(run))).join(', ')}`);
+    return 0;
+  }
+  assertServerNode();
+
+  const started = Date.now();
+  const totals = { passes: 0, failures: 0, pending: 0 };
+  const failedRuns = [];
+  for (const run of runs) {
+    const outcome = await runOne(run, values);
+    totals.passes += outcome.result?.passes ?? 0;
+    totals.failures += outcome.result?.failures ?? 0;
+    totals.pending += outcome.result?.pending ?? 0;
+    if (!outcome.ok) failedRuns.push(run.name);
+  }
+  log(`\n[vscode] ${runs.length} run(s) in ${seconds(started)}` + (failedRuns.length ? `; failed: ${failedRuns}` : ''));
+  log(`vscode: ${totals.passes} passed, ${totals.failures} failed, ${totals.pending} skipped`);
+  return failedRuns.length === 0 ? 0 : 1;
+}
+
+const runOutDir = (run) => path.join(repoRoot, 'out', 'vscode-test', run.name);
+
+function buildExtension() {
+  const result = spawnSync(process.execPath, ['esbuild.js'], { cwd: repoRoot, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('building the extension (node esbuild.js) failed');
+}
+
+/** One run: bundle, sandbox, servers, browser; resolves with { ok, result }. */
+async function runOne(run, options) {
+  const started = Date.now();
+  log(`[vscode] run "${run.name}": ${run.tests} on ${run.workspace}`);
+  const { runner, testFiles } = await bundleSuite({ repoRoot, testGlob: run.tests, outDir: runOutDir(run) });
+
+  const sandbox = createSandbox({
+    prefix: `wm-vscode-${run.name}-`,
+    settings: { ...COMMON_SETTINGS, ...run.settings },
+  });
+  let keep = options.keep;
+  onCleanup(() => {
+    if (keep) log(`[vscode] kept ${sandbox.root}`);
+    else sandbox.remove();
+  });
+  const folder = copyWorkspace(sandbox, path.join(repoRoot, run.workspace));
+
+  let page;
+  const harness = await startHarnessServer({ screenshotDir, getPage: () => page });
+  onCleanup(() => harness.close());
+
+  const server = await startVSCodeServer({
+    sandbox,
+    log,
+    env: {
+      WORKSPACE_MEMORY_TEST_HARNESS: harness.url,
+      WORKSPACE_MEMORY_TEST_RUN: run.name,
+      ...(options.grep ? { WORKSPACE_MEMORY_TEST_GREP: options.grep } : {}),
+    },
+  });
+  onCleanup(() => server.stop());
+
+  const browser = await launchBrowser();
+  onCleanup(() => browser.browser.close());
+  page = browser.page;
+  const browserLog = fs.createWriteStream(path.join(sandbox.logs, 'browser.log'));
+  onCleanup(() => new Promise((resolve) => browserLog.end(resolve)));
+  page.on('console', (message) => browserLog.write(`[${message.type()}] ${message.text()}\n`));
+  page.on('pageerror', (error) => browserLog.write(`[pageerror] ${error.stack ?? error}\n`));
+  page.on('requestfailed', (request) =>
+    browserLog.write(`[requestfailed] ${request.url()} ${request.failure()?.errorText}\n`),
+  );
+
+  // The workbench's smoke-test driver calls this with 0 when the suite's
+  // run() resolved and 1 when it rejected. It must exist before navigating.
+  let exit;
+  const exited = new Promise((resolve) => (exit = resolve));
+  await page.exposeFunction('codeAutomationExit', (code) => {
+    exit(Number(code));
+  });
+
+  const url = server.workbenchUrl({ folder, extensionDevelopmentPath: repoRoot, extensionTestsPath: runner });
+  await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+
+  let timer;
+  const timedOut = new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
+  const code = await Promise.race([exited, timedOut]);
+  clearTimeout(timer);
+
+  const result = harness.state.result;
+  let ok = code === 0 && result !== undefined && result.failures === 0;
+  if (code === 'timeout') {
+    log(`[vscode] run "${run.name}" TIMED OUT after ${timeoutMs / 1000} s (VSCODE_TEST_TIMEOUT).`);
+    await page.screenshot({ path: path.join(sandbox.logs, 'timeout.png') }).catch(() => {});
+  } else if (result === undefined) {
+    // The suite reports through the harness URL it finds in its environment;
+    // no result means it never ran or could not reach us.
+    log(`[vscode] run "${run.name}" ended (exit ${code}) without reporting results from ${testFiles.length} file(s).`);
+    ok = false;
+  } else if (result.passes + result.failures === 0) {
+    log(`[vscode] run "${run.name}" ran no test.`);
+    ok = false;
+  }
+  if (!ok) {
+    keep = true;
+    printTail('VS Code server log', server.logFile);
+    printTail('browser console', path.join(sandbox.logs, 'browser.log'));
+  }
+  log(`[vscode] run "${run.name}" ${ok ? 'passed' : 'FAILED'} in ${seconds(started)}`);
+  await cleanup();
+  return { ok, result };
+}
+
+function printTail(title, file) {
+  if (!fs.existsSync(file)) return;
+  const text = fs.readFileSync(file, 'utf8').trim().split('\n').slice(-40).join('\n');
+  log(`[vscode] --- last lines of the ${title} (${file}) ---\n${text}\n[vscode] ---`);
+}
+
+const seconds = (since) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+
+main()
+  .then((code) => {
+    // Exit now: a stray handle (a keep-alive socket, a late timer) must not
+    // keep a finished run open in CI.
+    process.exit(code);
+  })
+  .catch(async (error) => {
+    console.error(`[vscode] ${error?.stack ?? error}`);
+    await cleanup();
+    process.exitCode = 1;
+  });

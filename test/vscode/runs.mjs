@@ -1,0 +1,45 @@
+// The integration-test runs. Each run gets its own VS Code server, browser,
+// user settings and copy of its workspace, and runs its own test files.
+//
+// Trust: the web workbench enables workspace trust by default and does not
+// trust a folder it has never seen, so the main run turns trust off (every
+// folder is then trusted, as with `code --disable-workspace-trust`) and the
+// restricted run turns it on, with no start-up prompt, which leaves the
+// folder in Restricted Mode.
+
+export const RUNS = [
+  {
+    name: 'main',
+    tests: 'test/vscode/suite/**/*.test.ts',
+    workspace: 'samples/workspace',
+    settings: {
+      'security.workspace.trust.enabled': false,
+    },
+  },
+  {
+    name: 'restricted',
+    tests: 'test/vscode/restricted/**/*.test.ts',
+    workspace: 'samples/workspace',
+    settings: {
+      'security.workspace.trust.enabled': true,
+      'security.workspace.trust.startupPrompt': 'never',
+      'security.workspace.trust.banner': 'never',
+      'security.workspace.trust.emptyWindow': false,
+      'security.workspace.trust.untrustedFiles': 'open',
+    },
+  },
+];
+
+/** Settings every run shares: a quiet, predictable workbench for screenshots. */
+export const COMMON_SETTINGS = {
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'extensions.autoUpdate': false,
+  'extensions.autoCheckUpdates': false,
+  'extensions.ignoreRecommendations': true,
+  'git.enabled': false,
+  'window.commandCenter': true,
+};
