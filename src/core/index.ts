@@ -28,7 +28,7 @@ export type { Rag, SyncOptions, SyncReport, RagQueryResult, RagStatus } from './
 export { LIMITS } from './validation';
 export { sqliteAvailable } from './sqlite';
 export * from './types';
-export { askStructured, extractJson, type StructuredRequest } from './ai/structured';
+export { askStructured, extractJson, type StructuredRequest, type ReplyCheck } from './ai/structured';
 export {
   mineSession,
   planMining,

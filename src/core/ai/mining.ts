@@ -292,8 +292,10 @@ export async function applyMiningPlan(store: MiningStore, plan: MiningPlan): Pro
     });
   }
   if (!failed) {
-    await store.sessions.markMined(plan.sessionId);
-    report.markedMined = true;
+    await attempt('session', '', async () => {
+      await store.sessions.markMined(plan.sessionId);
+      report.markedMined = true;
+    });
   }
   return report;
 }

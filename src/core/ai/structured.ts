@@ -81,9 +81,10 @@ export async function askStructured<S extends z.ZodType>(request: StructuredRequ
   );
 }
 
-type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
+/** A reply that was usable, or what was wrong with it, in words the model is shown. */
+export type ReplyCheck<T> = { ok: true; value: T } | { ok: false; problem: string };
 
-function checkReply<S extends z.ZodType>(reply: string, schema: S): Checked<z.output<S>> {
+function checkReply<S extends z.ZodType>(reply: string, schema: S): ReplyCheck<z.output<S>> {
   const json = extractJson(reply);
   if (!json.ok) return json;
   const parsed = schema.safeParse(json.value);
@@ -96,7 +97,7 @@ function checkReply<S extends z.ZodType>(reply: string, schema: S): Checked<z.ou
  * in sentences, so this tries, in order: the whole reply, each fenced
  * block, then the first balanced {...} or [...] in the text.
  */
-export function extractJson(reply: string): Checked<unknown> {
+export function extractJson(reply: string): ReplyCheck<unknown> {
   const text = reply.trim();
   if (!text) return { ok: false, problem: 'the reply was empty.' };
   const candidates = [text, ...fencedBlocks(text), ...balancedSpans(text)];
