@@ -251,6 +251,7 @@ export async function applyMiningPlan(store: MiningStore, plan: MiningPlan): Pro
     skipped: [...plan.skipped],
     markedMined: false,
   };
+  // A plan for an already-mined session holds nothing to write, and the session stays as it is.
   if (plan.skipped.some((skip) => skip.kind === 'session')) return report;
   let failed = false;
   const attempt = async (kind: MiningSkip['kind'], content: string, write: () => Promise<void>) => {
