@@ -7,11 +7,12 @@ import { registerStoreCommands } from './extension/commands/store-commands';
 import { registerMemoryFileSystem } from './extension/documents/memory-fs';
 import { type Services, StoreService } from './extension/services';
 import { registerStatusBar } from './extension/status/status-bar';
-import { registerViews } from './extension/views';
+import { type Views, registerViews } from './extension/views';
 
-/** What `activate` returns: the extension's services, for other extensions and the integration tests. */
+/** What `activate` returns: the extension's services and views, for the integration tests and other extensions. */
 export interface WorkspaceMemoryApi {
   services: Services;
+  views: Views;
 }
 
 let service: StoreService | undefined;
@@ -45,7 +46,7 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
   registerSearchCommands(context, service);
   registerStoreCommands(context, service);
   registerStatusBar(context, service, PENDING_DOC_SYNC);
-  return { services: service };
+  return { services: service, views };
 }
 
 /** Closes the store (checkpointing its write-ahead log) before the host goes away. */

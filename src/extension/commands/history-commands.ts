@@ -6,6 +6,7 @@ import { collectionOf } from '../store/collections';
 import { confirm } from '../ui';
 import type { Views } from '../views';
 import type { CommitNode } from '../views/history-tree';
+import { entityLabel } from '../views/labels';
 import { type EntityArgument, resolveEntity } from './entity-commands';
 
 /** The history row a command is about: its argument, else the newest version of the selected entity. */
@@ -37,7 +38,7 @@ async function compareWithPrevious(services: Services, views: Views, argument: E
   const right = node.head ? entityUri(entity) : versionUri(entity, node.commit.hash);
   const title = vscode.l10n.t(
     '{0} ({1} ↔ {2})',
-    node.entityId,
+    entityLabel(node.entity),
     shortTime(node.parent.time),
     node.head ? vscode.l10n.t('current') : shortTime(node.commit.time),
   );

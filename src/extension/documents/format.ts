@@ -21,18 +21,24 @@ export function isEditable(type: EntityType): boolean {
   return type !== 'session';
 }
 
+/**
+ * Comment lines naming the entity. Times stay out: they change with every
+ * version and would show up in every diff; the History view has them.
+ */
 function describe(entity: Entity): string[] {
   const who = [`agent ${entity.agentId}`, entity.userId ? `user ${entity.userId}` : undefined].filter(Boolean);
-  const lines = [
-    `# ${entity.type} ${entity.id} · ${who.join(' · ')}`,
-    `# created ${entity.createdAt} · updated ${entity.updatedAt}`,
-  ];
+  const lines = [`# ${entity.type} ${entity.id} · ${who.join(' · ')}`];
   if (entity.type === 'knowledge' && entity.source) {
-    lines.push(
-      `# from ${entity.source}${entity.startLine ? `:${entity.startLine}-${entity.endLine ?? entity.startLine}` : ''}`,
-    );
+    const span = entity.startLine ? `:${entity.startLine}-${entity.endLine ?? entity.startLine}` : '';
+    lines.push(`# from ${entity.source}${span}`);
   }
   return lines;
+}
+
+/** Lists in flow style (`tags: [a, b]`), maps as blocks: the shortest readable YAML for each field. */
+function yamlField(key: string, value: unknown): string {
+  if (!Array.isArray(value)) return stringifyYaml({ [key]: value }).trimEnd();
+  return `${key}: ${stringifyYaml(value, { collectionStyle: 'flow', flowCollectionPadding: false }).trimEnd()}`;
 }
 
 function sessionBody(entity: Extract<Entity, { type: 'session' }>): string {
@@ -52,7 +58,9 @@ export function renderEntity(entity: Entity): string {
   const header = describe(entity);
   if (isEditable(entity.type))
     header.push('# Edit the fields below and the content after the front matter; saving makes a new version.');
-  const yaml = Object.keys(fields).length > 0 ? stringifyYaml(fields, { flowCollectionPadding: false }).trimEnd() : '';
+  const yaml = Object.entries(fields)
+    .map(([key, value]) => yamlField(key, value))
+    .join('\n');
   const body = entity.type === 'session' ? sessionBody(entity) : entity.content;
   return ['---', ...header, ...(yaml ? [yaml] : []), '---', body].join('\n') + (body.endsWith('\n') ? '' : '\n');
 }

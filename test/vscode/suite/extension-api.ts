@@ -1,0 +1,34 @@
+// Reaching the extension under test: its exported API (services and views)
+// and a poll for conditions that become true asynchronously.
+import * as vscode from 'vscode';
+import type { WorkspaceMemoryApi } from '../../../src/extension';
+
+export const EXTENSION_ID = 'workspace-memory.workspace-memory';
+
+export async function extensionApi(): Promise<WorkspaceMemoryApi> {
+  const extension = vscode.extensions.getExtension<WorkspaceMemoryApi | undefined>(EXTENSION_ID);
+  if (!extension) throw new Error(`${EXTENSION_ID} is not loaded`);
+  const api = await extension.activate();
+  if (!api) throw new Error('The extension did not activate (no node:sqlite?)');
+  return api;
+}
+
+/** Polls `probe` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

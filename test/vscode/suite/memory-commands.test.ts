@@ -1,0 +1,222 @@
+// The Memory commands, views and documents, driven as a user would (commands
+// take their prompts' answers as arguments) inside a real VS Code.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { Memory } from '../../../src/core/memory';
+import type { Entity, MemoryEntity, SnapshotInfo } from '../../../src/core/index';
+import { entityUri, versionUri } from '../../../src/extension/documents/uris';
+import type { CollectionNode } from '../../../src/extension/views/collections-tree';
+import { extensionApi, waitFor } from './extension-api';
+import { screenshot } from './harness';
+
+async function entitiesShown(type: Entity['type']): Promise<Entity[]> {
+  const { views } = await extensionApi();
+  const types = await views.collections.getChildren();
+  const typeNode = types.find((n) => n.kind === 'type' && n.type === type);
+  if (!typeNode) return [];
+  const scopes = await views.collections.getChildren(typeNode);
+  const rows = (await Promise.all(scopes.map((scope) => views.collections.getChildren(scope)))).flat();
+  return rows.flatMap((row: CollectionNode) => (row.kind === 'entity' ? [row.entity] : []));
+}
+
+async function addMemory(content: string, extra: Record<string, unknown> = {}): Promise<MemoryEntity> {
+  const entity = await vscode.commands.executeCommand<MemoryEntity>('workspaceMemory.addMemory', { content, ...extra });
+  assert.ok(entity?.id, 'addMemory returned the saved entity');
+  return entity;
+}
+
+describe('memory commands', () => {
+  it('Add Memory saves to the store and the Collections view lists it', async () => {
+    const entity = await addMemory('The API gateway retries idempotent requests three times', {
+      category: 'decision',
+      tags: ['gateway', 'retries'],
+    });
+    const { services } = await extensionApi();
+    const stored = await (await services.memory()).memories.get(entity.id);
+    assert.equal(stored?.category, 'decision');
+    assert.deepEqual(stored?.tags, ['gateway', 'retries']);
+    await waitFor('the view to list it', async () => (await entitiesShown('memory')).some((e) => e.id === entity.id));
+  });
+
+  it('Delete removes it from the view and keeps its history', async () => {
+    const entity = await addMemory('A memory that will be deleted');
+    await vscode.commands.executeCommand('workspaceMemory.delete', { kind: 'entity', entity }, { confirmed: true });
+    await waitFor('the view to drop it', async () => !(await entitiesShown('memory')).some((e) => e.id === entity.id));
+    const { services } = await extensionApi();
+    const history = await (await services.memory()).history(entity.id);
+    assert.deepEqual(
+      history.map((h) => h.commit.op),
+      ['delete', 'create'],
+    );
+  });
+
+  it('editing the document and saving it makes a new version', async () => {
+    const entity = await addMemory('Builds run on Node 24', { tags: ['build'] });
+    await vscode.commands.executeCommand('workspaceMemory.edit', { kind: 'entity', entity });
+    const editor = await waitFor('the entity editor', () =>
+      vscode.window.activeTextEditor?.document.uri.toString() === entityUri(entity).toString()
+        ? vscode.window.activeTextEditor
+        : undefined,
+    );
+    const document = editor.document;
+    const start = document.getText().indexOf('Builds run on Node 24');
+    assert.ok(start > 0, document.getText());
+    await editor.edit((edit) =>
+      edit.replace(
+        new vscode.Range(document.positionAt(start), document.positionAt(start + 'Builds run on Node 24'.length)),
+        'Builds run on Node 24 and Node 22.13',
+      ),
+    );
+    assert.equal(await document.save(), true);
+    const { services } = await extensionApi();
+    const memory = await services.memory();
+    const updated = await memory.memories.get(entity.id);
+    assert.equal(updated?.content, 'Builds run on Node 24 and Node 22.13');
+    assert.equal((await memory.history(entity.id)).length, 2);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('History lists the versions, opens one read-only and diffs it with the previous', async () => {
+    const entity = await addMemory('Release notes live in CHANGELOG.md', { tags: ['release'] });
+    const { services, views } = await extensionApi();
+    const memory = await services.memory();
+    await memory.memories.update(entity.id, {
+      content: 'Release notes live in CHANGELOG.md, in Keep a Changelog style',
+    });
+    await vscode.commands.executeCommand('workspaceMemory.showHistory', { kind: 'entity', entity });
+    const commits = await waitFor('two commits', async () => {
+      const nodes = await views.history.getChildren();
+      return nodes.length === 2 ? nodes : undefined;
+    });
+    assert.equal(commits[0]!.head, true);
+    assert.equal(commits[1]!.commit.op, 'create');
+
+    await vscode.commands.executeCommand('workspaceMemory.openVersion', commits[1]);
+    const old = await vscode.workspace.openTextDocument(versionUri(entity, commits[1]!.commit.hash));
+    assert.match(old.getText(), /Release notes live in CHANGELOG.md\n/);
+    const stat = await vscode.workspace.fs.stat(old.uri);
+    assert.equal(stat.permissions, vscode.FilePermission.Readonly);
+
+    await vscode.commands.executeCommand('workspaceMemory.compareWithPrevious', commits[0]);
+    const tab = await waitFor('the diff editor', () => {
+      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+      return input instanceof vscode.TabInputTextDiff ? input : undefined;
+    });
+    assert.equal(tab.original.toString(), versionUri(entity, commits[1]!.commit.hash).toString());
+    assert.equal(tab.modified.toString(), entityUri(entity).toString());
+    await vscode.commands.executeCommand('workbench.view.extension.workspaceMemory');
+    await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
+    await screenshot('history-diff', 1500);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('Restore This Version writes the old content as a new version', async () => {
+    const entity = await addMemory('Version A of a restorable memory');
+    const { services, views } = await extensionApi();
+    const memory = await services.memory();
+    await memory.memories.update(entity.id, { content: 'Version B of a restorable memory' });
+    views.history.show(entity);
+    const commits = await waitFor('two commits', async () => {
+      const nodes = await views.history.getChildren();
+      return nodes.length === 2 ? nodes : undefined;
+    });
+    await vscode.commands.executeCommand('workspaceMemory.restoreVersion', commits[1], { confirmed: true });
+    assert.equal((await memory.memories.get(entity.id))?.content, 'Version A of a restorable memory');
+    assert.equal((await memory.history(entity.id)).length, 3);
+  });
+
+  it('Search finds memories, skills and docs; Preview Recall shows the context', async () => {
+    await addMemory('Feature flags are read from LaunchDarkly at start-up', { tags: ['flags'] });
+    await vscode.commands.executeCommand('workspaceMemory.addMemory', {
+      type: 'skill',
+      category: 'procedure',
+      content: 'To add a feature flag: declare it in flags.ts, then register it in LaunchDarkly',
+    });
+    const items = await vscode.commands.executeCommand<{ entity: Entity }[]>('workspaceMemory.search', {
+      query: 'launchdarkly feature flag',
+    });
+    await screenshot('search', 800);
+    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    assert.deepEqual([...new Set(items.map((item) => item.entity.type))].sort(), ['memory', 'skill']);
+    const recall = await vscode.commands.executeCommand<{ formatted: string; items: unknown[] }>(
+      'workspaceMemory.previewRecall',
+      { query: 'how do feature flags work' },
+    );
+    assert.match(recall.formatted, /LaunchDarkly/);
+    const shown = vscode.window.activeTextEditor?.document.getText() ?? '';
+    assert.match(shown, /This is the context a model would receive/);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('snapshots restore the store, and export/import round-trip it', async () => {
+    const kept = await addMemory('Kept across the snapshot');
+    const snapshot = await vscode.commands.executeCommand<SnapshotInfo>('workspaceMemory.createSnapshot', {
+      label: 'integration test',
+    });
+    assert.ok(snapshot.id);
+    const later = await addMemory('Written after the snapshot');
+    const restored = await vscode.commands.executeCommand<SnapshotInfo>('workspaceMemory.restoreSnapshot', {
+      snapshotId: snapshot.id,
+      confirmed: true,
+    });
+    assert.equal(restored.id, snapshot.id);
+    const { services } = await extensionApi();
+    const memory = await services.memory();
+    assert.equal(await memory.memories.get(later.id), null);
+    assert.ok(await memory.memories.get(kept.id));
+    await waitFor(
+      'the view to follow the restore',
+      async () => !(await entitiesShown('memory')).some((e) => e.id === later.id),
+    );
+
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-export-')), 'export.json');
+    const exported = await vscode.commands.executeCommand<{ entities: number }>('workspaceMemory.export', {
+      path: file,
+    });
+    assert.ok(exported.entities > 0);
+    await memory.memories.delete(kept.id);
+    const report = await vscode.commands.executeCommand<{ imported: number }>('workspaceMemory.import', {
+      path: file,
+      skipExisting: true,
+    });
+    assert.ok(report.imported >= 1, JSON.stringify(report));
+    assert.ok(await memory.memories.get(kept.id), 'the deleted memory came back from the export');
+  });
+
+  it('Verify, Show Stats and Rebuild Index report on the store', async () => {
+    const report = await vscode.commands.executeCommand<{ valid: boolean }>('workspaceMemory.verify');
+    assert.equal(report.valid, true);
+    const stats = await vscode.commands.executeCommand<{ memories: number; path: string }>('workspaceMemory.showStats');
+    assert.ok(stats.memories > 0);
+    assert.match(vscode.window.activeTextEditor?.document.getText() ?? '', /Workspace Memory/);
+    const indexed = await vscode.commands.executeCommand<number>('workspaceMemory.rebuildIndex');
+    assert.ok(indexed > 0);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('follows writes by another process (the CLI, the MCP server)', async () => {
+    const { services } = await extensionApi();
+    const other = await Memory.open({ dir: services.storeDir(), author: 'cli' });
+    const [entity] = await other.memories.save(services.scope().agentId, services.scope().userId, {
+      content: 'Written by another process',
+    });
+    await other.close();
+    await waitFor('the view to show the external write', async () =>
+      (await entitiesShown('memory')).some((e) => e.id === entity.id),
+    );
+  });
+
+  it('shows the Memory views', async () => {
+    const { views } = await extensionApi();
+    await vscode.commands.executeCommand('workbench.view.extension.workspaceMemory');
+    await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
+    const shown = await entitiesShown('memory');
+    views.history.show(shown[0]!);
+    await vscode.commands.executeCommand('workspaceMemory.open', { kind: 'entity', entity: shown[0] });
+    await screenshot('memory-views', 1500);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+});
