@@ -1,7 +1,8 @@
 // Document sync benchmark (issue: RAG). Copies every Markdown file under the
 // project's node_modules (thousands of READMEs nobody here wrote) into a
 // temporary tree, then measures a full ingest, a re-sync with nothing
-// changed, and a re-sync after one file changed. Run: npm run bench:rag
+// changed, and a re-sync after one file changed, both by a full sync and by
+// syncFiles (what the extension's file watcher runs). Run: npm run bench:rag
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as os from 'node:os';
@@ -52,6 +53,13 @@ try {
   const afterEdit = await memory.rag.sync(docs, 'docs');
   const oneChangeMs = performance.now() - start;
 
+  // The watcher's path: only the changed file is looked at.
+  const other = first.added[Math.floor(first.added.length / 3)];
+  fs.appendFileSync(path.join(docs, other), '\n\n## Also added by the benchmark\n\nAnother paragraph.\n');
+  start = performance.now();
+  const targeted = await memory.rag.syncFiles(docs, 'docs', [other]);
+  const syncFilesMs = performance.now() - start;
+
   start = performance.now();
   const answer = await memory.rag.query('docs', 'how do I configure the parser options?', { limit: 5 });
   const queryMs = performance.now() - start;
@@ -70,6 +78,8 @@ try {
     resyncUnchangedTouched: again.added.length + again.updated.length + again.removed.length,
     resyncOneChangeMs: +oneChangeMs.toFixed(1),
     resyncOneChangeUpdated: afterEdit.updated.length,
+    syncFilesOneChangeMs: +syncFilesMs.toFixed(1),
+    syncFilesOneChangeUpdated: targeted.updated.length,
     queryMs: +queryMs.toFixed(1),
     queryHits: answer.chunks.length,
     chunksPerFile: +(status.chunks / status.files).toFixed(2),

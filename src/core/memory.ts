@@ -127,8 +127,8 @@ export class Memory {
       updateChunk: async (id, input) => void (await this.knowledge.update(id, input)),
       deleteChunks: async (ids) => void (await this.knowledge.deleteMany(ids)),
       chunksOf: (agentId, source) => chunksOf(db, agentId, source),
-      chunkCounts: (agentId) => chunkCounts(db, agentId),
-      stamps: (agentId) => fileStamps(db, agentId),
+      chunkCounts: (agentId, scope) => chunkCounts(db, agentId, scope),
+      stamps: (agentId, scope) => fileStamps(db, agentId, scope),
       saveStamps: (agentId, stamps, removed) => saveStamps(db, agentId, stamps, removed, store.timestamp()),
       search: (agentId, query, limit) => this.knowledge.search(agentId, query, limit),
     });

@@ -126,7 +126,9 @@ describe('rag.syncFiles and sourcePrefix', () => {
       assert.ok(report.skipped.some((file) => file.reason === 'ignored by .gitignore'));
     });
 
-    it('syncs a created folder whole and removes everything under a deleted one', async () => {
+    it('syncs a created folder whole and removes everything under a deleted one, not its look-alike siblings', async () => {
+      write(docs, 'notes-old/a.md', '# Old notes');
+      write(docs, 'notes.v2/b.md', '# New notes');
       await memory.rag.sync(docs, 'a');
       write(docs, 'manual/a.md', '# A\n\nFirst.');
       write(docs, 'manual/deep/b.md', '# B\n\nSecond.');
@@ -135,7 +137,13 @@ describe('rag.syncFiles and sourcePrefix', () => {
       fs.rmSync(path.join(docs, 'notes'), { recursive: true });
       const deleted = await memory.rag.syncFiles(docs, 'a', [path.join(docs, 'notes')]);
       assert.deepEqual(deleted.removed, ['notes/backups.txt', 'notes/oncall.txt']);
-      assert.deepEqual(await sources(), ['guide.md', 'manual/a.md', 'manual/deep/b.md']);
+      assert.deepEqual(await sources(), [
+        'guide.md',
+        'manual/a.md',
+        'manual/deep/b.md',
+        'notes-old/a.md',
+        'notes.v2/b.md',
+      ]);
     });
 
     it('reports progress, refuses a root that is not a folder and a bad agent id', async () => {

@@ -14,7 +14,7 @@ import {
   probeDocuments,
   readDocument,
 } from './loader';
-import type { FileStamp } from './state';
+import type { DocumentScope, FileStamp } from './state';
 
 /** What RAG needs from the store, and nothing more. */
 export interface RagStore {
@@ -23,8 +23,9 @@ export interface RagStore {
   deleteChunks(ids: string[]): Promise<void>;
   /** The document's current chunk ids, in chunk order. */
   chunksOf(agentId: string, source: string): string[];
-  chunkCounts(agentId: string): Map<string, number>;
-  stamps(agentId: string): Map<string, FileStamp>;
+  /** Live chunks per document, of every document sync knows or of those in `scope`. */
+  chunkCounts(agentId: string, scope?: DocumentScope): Map<string, number>;
+  stamps(agentId: string, scope?: DocumentScope): Map<string, FileStamp>;
   saveStamps(agentId: string, stamps: FileStamp[], removed: string[]): void;
   search(agentId: string, query: string, limit: number): Promise<SearchResult<KnowledgeEntity>[]>;
 }
@@ -87,29 +88,13 @@ function emptyReport(root: string): SyncReport {
 
 /** How the files of a synced folder are named in the store. */
 interface DocumentNames {
-  /** The document name of a path relative to the folder. */
+  /** The document name of a path relative to the folder ('' names the folder itself). */
   of(relative: string): string;
-  /** Whether a document lies at or under one of these folder-relative paths ('' is the whole folder). */
-  under(relatives: readonly string[]): (document: string) => boolean;
 }
 
 function documentNames(sourcePrefix: string | undefined): DocumentNames {
   const prefix = sourcePrefix === undefined ? '' : checkPrefix(sourcePrefix);
-  const of = (relative: string) => (prefix && relative ? `${prefix}/${relative}` : prefix || relative);
-  return {
-    of,
-    under(relatives) {
-      const roots = new Set(relatives.map(of));
-      if (roots.has('')) return () => true;
-      // A document is under a root if it or one of its parent folders is that root.
-      return (document) => {
-        for (let name = document; ; name = name.slice(0, name.lastIndexOf('/'))) {
-          if (roots.has(name)) return true;
-          if (!name.includes('/')) return false;
-        }
-      };
-    },
-  };
+  return { of: (relative) => (prefix && relative ? `${prefix}/${relative}` : prefix || relative) };
 }
 
 function checkPrefix(prefix: unknown): string {
@@ -159,7 +144,10 @@ export class Rag {
   async ingest(path: string, agentId: string, options: SyncOptions = {}): Promise<SyncReport> {
     assertId(agentId, 'agent id');
     const names = documentNames(options.sourcePrefix);
-    return this.run(await listDocuments(path, options), agentId, options, names, undefined);
+    return this.run(await listDocuments(path, options), agentId, options, names, {
+      scope: [names.of('')],
+      mirror: false,
+    });
   }
 
   /**
@@ -171,7 +159,10 @@ export class Rag {
   async sync(path: string, agentId: string, options: SyncOptions = {}): Promise<SyncReport> {
     assertId(agentId, 'agent id');
     const names = documentNames(options.sourcePrefix);
-    return this.run(await listDocuments(path, options), agentId, options, names, names.under(['']));
+    return this.run(await listDocuments(path, options), agentId, options, names, {
+      scope: [names.of('')],
+      mirror: true,
+    });
   }
 
   /**
@@ -192,7 +183,7 @@ export class Rag {
     assertId(agentId, 'agent id');
     const names = documentNames(options.sourcePrefix);
     const listing = await probeDocuments(root, paths, options);
-    return this.run(listing, agentId, options, names, names.under(listing.paths));
+    return this.run(listing, agentId, options, names, { scope: listing.paths.map(names.of), mirror: true });
   }
 
   /**
@@ -215,20 +206,20 @@ export class Rag {
 
   /**
    * The one sync: reads the listed files that changed since their stamp,
-   * then writes renames, updates, additions and (when `mirrored` says which
-   * documents the listing speaks for) removals of those it did not list.
+   * then writes renames, updates, additions and, when mirroring, removals of
+   * the documents in `scope` (those the listing speaks for) it did not list.
    */
   private async run(
     listing: ListResult,
     agentId: string,
     options: SyncOptions,
     names: DocumentNames,
-    mirrored: ((document: string) => boolean) | undefined,
+    { scope, mirror }: { scope: string[]; mirror: boolean },
   ): Promise<SyncReport> {
-    const stamps = this.store.stamps(agentId);
+    const stamps = this.store.stamps(agentId, scope);
     // A file counts as synced only while its chunks are alive: cleanup or a
     // hand-made delete may have removed them since, and then it is re-added.
-    const live = this.store.chunkCounts(agentId);
+    const live = this.store.chunkCounts(agentId, scope);
     const report = emptyReport(listing.root);
     report.skipped.push(...listing.skipped);
     const seen = new Set<string>();
@@ -273,10 +264,7 @@ export class Rag {
     this.store.saveStamps(agentId, touched, []);
 
     // Files gone from disk; a new file with the same content is their new name.
-    const gone =
-      mirrored && !report.cancelled
-        ? [...stamps.values()].filter((stamp) => !seen.has(stamp.path) && mirrored(stamp.path))
-        : [];
+    const gone = mirror && !report.cancelled ? [...stamps.values()].filter((stamp) => !seen.has(stamp.path)) : [];
     // Several deleted files may share content: each rename takes one of them.
     const goneByHash = new Map<string, FileStamp[]>();
     for (const stamp of gone) goneByHash.set(stamp.sha256, [...(goneByHash.get(stamp.sha256) ?? []), stamp]);

@@ -8,9 +8,33 @@ export interface FileStamp {
   mtimeMs: number;
 }
 
-export function fileStamps(db: Database, agentId: string): Map<string, FileStamp> {
+/**
+ * Which documents a query covers: every one of the agent's, or those named
+ * by `roots` and those under them (a root is a document or a folder of
+ * documents; '' is everything). A targeted sync looks at a few documents of
+ * thousands, so it must not read them all.
+ */
+export type DocumentScope = readonly string[] | undefined;
+
+/** SQL condition on `column` and its parameters for a scope. */
+function scopeClause(column: string, scope: DocumentScope): { sql: string; params: string[] } {
+  if (scope === undefined || scope.includes('')) return { sql: '', params: [] };
+  // `folder/` < every path under it < `folder0` ('0' follows '/'), so a range on the primary key finds them.
+  const conditions = scope.map(() => `${column} = ? OR (${column} > ? AND ${column} < ?)`);
+  return {
+    sql: ` AND (${conditions.join(' OR ')})`,
+    params: scope.flatMap((root) => [root, `${root}/`, `${root}0`]),
+  };
+}
+
+export function fileStamps(db: Database, agentId: string, scope?: DocumentScope): Map<string, FileStamp> {
   const stamps = new Map<string, FileStamp>();
-  for (const row of db.iterate('SELECT path, sha256, bytes, mtime_ms FROM rag_files WHERE agent_id = ?', agentId)) {
+  const where = scopeClause('path', scope);
+  for (const row of db.iterate(
+    `SELECT path, sha256, bytes, mtime_ms FROM rag_files WHERE agent_id = ?${where.sql}`,
+    agentId,
+    ...where.params,
+  )) {
     stamps.set(String(row.path), {
       path: String(row.path),
       sha256: String(row.sha256),
@@ -64,17 +88,21 @@ export function chunksOf(db: Database, agentId: string, source: string): string[
     .map((row) => String(row.id));
 }
 
-/** Chunk counts of the documents sync knows, by path. */
-export function chunkCounts(db: Database, agentId: string): Map<string, number> {
+/** Chunk counts of the documents sync knows (in `scope`), by path. */
+export function chunkCounts(db: Database, agentId: string, scope?: DocumentScope): Map<string, number> {
   const counts = new Map<string, number>();
+  const where = scopeClause('f.path', scope);
   for (const row of db.iterate(
-    `SELECT r.source, count(*) AS n FROM rag_files f
-     JOIN refs r INDEXED BY refs_source ON r.agent_id = f.agent_id AND r.source = f.path
+    // CROSS JOIN keeps rag_files outside: without statistics SQLite would
+    // rather walk all the agent's refs, even for a handful of documents.
+    `SELECT f.path, count(*) AS n FROM rag_files f
+     CROSS JOIN refs r INDEXED BY refs_source ON r.agent_id = f.agent_id AND r.source = f.path
        AND r.type = 'knowledge' AND r.deleted = 0
-     WHERE f.agent_id = ? GROUP BY r.source`,
+     WHERE f.agent_id = ?${where.sql} GROUP BY f.path`,
     agentId,
+    ...where.params,
   )) {
-    counts.set(String(row.source), Number(row.n));
+    counts.set(String(row.path), Number(row.n));
   }
   return counts;
 }
