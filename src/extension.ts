@@ -7,6 +7,8 @@ import { registerStoreCommands } from './extension/commands/store-commands';
 import { registerMemoryFileSystem } from './extension/documents/memory-fs';
 import { type Services, StoreService } from './extension/services';
 import { registerStatusBar } from './extension/status/status-bar';
+import { registerTools } from './extension/tools';
+import { registerMcpServer } from './extension/mcp';
 import { type Views, registerViews } from './extension/views';
 
 /** What `activate` returns: the extension's services and views, for the integration tests and other extensions. */
@@ -45,6 +47,8 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
   registerHistoryCommands(context, service, views);
   registerSearchCommands(context, service);
   registerStoreCommands(context, service);
+  registerTools(context, service);
+  registerMcpServer(context, service);
   registerStatusBar(context, service, PENDING_DOC_SYNC);
   return { services: service, views };
 }

@@ -1,8 +1,10 @@
+import * as fs from 'node:fs/promises';
 import type { Memory } from '../../core/memory';
 import type { Entity, HistoryEntry } from '../../core/types';
 import { MemoryError } from '../../core/errors';
 import type { SearchResult } from '../../core/search/searcher';
-import * as fs from 'node:fs/promises';
+import { runOperation } from '../../core/operations/catalogue';
+import type { OperationResult, OperationScope } from '../../core/operations/types';
 
 /**
  * Methods the worker offers beyond the facade's own: each runs next to the
@@ -31,6 +33,11 @@ export function workerMethods(memory: Memory) {
         .flat()
         .sort((a, b) => b.score - a.score)
         .slice(0, limit);
+    },
+
+    /** Runs a catalogue operation offered as a language model tool, in the host's scope. */
+    async operation(name: string, scope: OperationScope, args: unknown): Promise<OperationResult> {
+      return runOperation({ store: memory, scope }, name, args, 'tool');
     },
 
     /** Writes the portable export to a file; returns how many entities it holds. */

@@ -146,8 +146,9 @@ describe('memory commands', () => {
       { query: 'how do feature flags work' },
     );
     assert.match(recall.formatted, /LaunchDarkly/);
-    const shown = vscode.window.activeTextEditor?.document.getText() ?? '';
-    assert.match(shown, /This is the context a model would receive/);
+    await waitFor('the recall preview', () =>
+      /This is the context a model would receive/.test(vscode.window.activeTextEditor?.document.getText() ?? ''),
+    );
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
@@ -191,7 +192,9 @@ describe('memory commands', () => {
     assert.equal(report.valid, true);
     const stats = await vscode.commands.executeCommand<{ memories: number; path: string }>('workspaceMemory.showStats');
     assert.ok(stats.memories > 0);
-    assert.match(vscode.window.activeTextEditor?.document.getText() ?? '', /Workspace Memory/);
+    await waitFor('the stats document', () =>
+      /# Workspace Memory/.test(vscode.window.activeTextEditor?.document.getText() ?? ''),
+    );
     const indexed = await vscode.commands.executeCommand<number>('workspaceMemory.rebuildIndex');
     assert.ok(indexed > 0);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');

@@ -1,0 +1,37 @@
+import * as vscode from 'vscode';
+import { SECTION } from '../config';
+import type { Services } from '../services';
+
+/**
+ * The MCP server definition VS Code offers its agents (and lists under MCP
+ * servers): `dist/mcp.js` on this workspace's store and scope, run by the
+ * extension host's own runtime. It runs beside the extension on the same
+ * store; the views see its writes as external changes.
+ */
+export function mcpServerDefinition(
+  context: vscode.ExtensionContext,
+  services: Services,
+): vscode.McpStdioServerDefinition {
+  const { agentId, userId } = services.scope();
+  const args = [context.asAbsolutePath('dist/mcp.js'), '--dir', services.storeDir(), '--agent', agentId];
+  if (userId) args.push('--user', userId);
+  // In the desktop app the runtime is Electron: this makes it behave as Node.
+  return new vscode.McpStdioServerDefinition(vscode.l10n.t('Workspace Memory'), process.execPath, args, {
+    ELECTRON_RUN_AS_NODE: '1',
+  });
+}
+
+export function registerMcpServer(context: vscode.ExtensionContext, services: Services): void {
+  const changed = new vscode.EventEmitter<void>();
+  context.subscriptions.push(
+    changed,
+    vscode.lm.registerMcpServerDefinitionProvider('workspaceMemory.mcp', {
+      onDidChangeMcpServerDefinitions: changed.event,
+      provideMcpServerDefinitions: () => [mcpServerDefinition(context, services)],
+    }),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (['storePath', 'agentId', 'userId'].some((key) => event.affectsConfiguration(`${SECTION}.${key}`)))
+        changed.fire();
+    }),
+  );
+}
