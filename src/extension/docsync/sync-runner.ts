@@ -41,7 +41,7 @@ export class SyncRunner {
         const cancel = new AbortController();
         token.onCancellationRequested(() => cancel.abort());
         const signal = AbortSignal.any([options.signal, cancel.signal]);
-        await this.guard(signal, async () => {
+        await this.guard(options.signal, async () => {
           for (const plan of plans) {
             let reported = 0;
             const report = await this.task('rag.sync', [plan.root, this.agentId(), plan.options], plan, signal, (p) => {
@@ -71,13 +71,21 @@ export class SyncRunner {
     return this.services.scope().agentId;
   }
 
-  /** Runs `work` with the model showing a sync; afterwards idle with fresh counts, or the failure. */
-  private async guard(signal: AbortSignal, work: () => Promise<unknown>): Promise<void> {
+  /**
+   * Runs `work` with the model showing a sync; afterwards idle with fresh
+   * counts, or the failure. `superseded` aborts when doc sync started over
+   * (settings, folders, trust changed): such a job leaves the model alone,
+   * since it already describes the new situation.
+   */
+  private async guard(superseded: AbortSignal, work: () => Promise<unknown>): Promise<void> {
+    if (superseded.aborted) return;
     this.model.update({ state: 'syncing', progress: undefined, message: undefined });
     try {
       await work();
     } catch (error) {
-      if (signal.aborted || error instanceof vscode.CancellationError || isMemoryError(error, 'CANCELLED')) {
+      const cancelled = error instanceof vscode.CancellationError || isMemoryError(error, 'CANCELLED');
+      if (superseded.aborted) return;
+      if (cancelled) {
         this.services.log.info('Document sync cancelled; the next sync goes on from where it stopped.');
       } else {
         this.services.reportError(vscode.l10n.t('Document sync'), error);
@@ -85,7 +93,7 @@ export class SyncRunner {
         return;
       }
     }
-    await this.refreshCounts();
+    if (!superseded.aborted) await this.refreshCounts();
   }
 
   private async task(
