@@ -1,0 +1,109 @@
+// Measures what the extension costs VS Code's extension host (issue: the
+// VS Code extension): time from activation to a store that answers, the
+// first search, the longest event-loop block during a full doc sync and
+// during searches on a 100k-entity store, and the memory it adds. Run with
+// `npm run bench:vscode`; the harness prepares the stores and the documents
+// (see test/vscode/runs.mjs) and prints the figures.
+import * as assert from 'node:assert/strict';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import * as vscode from 'vscode';
+import { extensionApi, waitFor } from '../suite/extension-api';
+import { report } from '../suite/harness';
+
+const MB = 1024 * 1024;
+
+/** Runs `work` while sampling the event loop every millisecond; returns the longest delay seen, in ms. */
+async function longestBlock<T>(work: () => Promise<T>): Promise<{ value: T; maxMs: number; p99Ms: number }> {
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  try {
+    const value = await work();
+    return { value, maxMs: histogram.max / 1e6, p99Ms: histogram.percentile(99) / 1e6 };
+  } finally {
+    histogram.disable();
+  }
+}
+
+function ms(value: number): string {
+  return `${value.toFixed(1)} ms`;
+}
+
+describe('extension host cost', () => {
+  it('activation to ready, and the first search, with a 10k-entity store', async () => {
+    const { startup, services } = await extensionApi();
+    const readyMs = await startup.ready;
+    const stats = await (await services.memory()).stats();
+    assert.ok(stats.memories >= 10_000, `the prepared store holds ${stats.memories} memories`);
+    const { agentId, userId } = services.scope();
+    const memory = await services.memory();
+    const started = performance.now();
+    const results = await memory.worker.searchAll(agentId, userId, 'deploy the service with docker', 10);
+    const firstSearchMs = performance.now() - started;
+    assert.ok(results.length > 0);
+    await report(`[measure] store of ${stats.memories} memories`);
+    await report(`[measure] activate() itself: ${ms(startup.activateMs)}`);
+    await report(`[measure] activation to ready (store open in its worker, first query answered): ${ms(readyMs)}`);
+    await report(`[measure] first search after activation: ${ms(firstSearchMs)}`);
+  });
+
+  it('the longest event-loop block during a full doc sync', async () => {
+    const { services } = await extensionApi();
+    const config = vscode.workspace.getConfiguration('workspaceMemory');
+    const before = performance.now();
+    const { maxMs, p99Ms, value } = await longestBlock(async () => {
+      // Doc sync starts when it is turned on; wait for it to ingest every document.
+      await config.update('docSync.enabled', true, vscode.ConfigurationTarget.Workspace);
+      return waitFor(
+        'the doc sync to finish',
+        async () => {
+          const status = await (await services.memory()).rag.status(services.scope().agentId);
+          return status.files >= Number(process.env.WORKSPACE_MEMORY_MEASURE_DOCS ?? 1) ? status : undefined;
+        },
+        600_000,
+      );
+    });
+    const seconds = (performance.now() - before) / 1000;
+    await report(
+      `[measure] full doc sync of ${value.files} files (${value.chunks} chunks) in ${seconds.toFixed(1)} s: longest event-loop block ${ms(maxMs)}, p99 ${ms(p99Ms)}`,
+    );
+  });
+
+  it('the longest event-loop block during searches on a 100k-entity store', async () => {
+    const { services } = await extensionApi();
+    const big = process.env.WORKSPACE_MEMORY_MEASURE_BIG_STORE;
+    assert.ok(big, 'the harness names the 100k store');
+    const config = vscode.workspace.getConfiguration('workspaceMemory');
+    await config.update('docSync.enabled', false, vscode.ConfigurationTarget.Workspace);
+    await config.update('storePath', big, vscode.ConfigurationTarget.Workspace);
+    const memory = await waitFor('the 100k store', async () => {
+      const candidate = await services.memory();
+      return (await candidate.stats()).memories >= 100_000 ? candidate : undefined;
+    });
+    const { agentId, userId } = services.scope();
+    const queries = [
+      'deploy docker',
+      'database migration rollback',
+      'flaky test retry',
+      'release notes',
+      'api gateway timeout',
+    ];
+    const rssBefore = process.memoryUsage.rss();
+    const times: number[] = [];
+    const { maxMs, p99Ms } = await longestBlock(async () => {
+      for (let i = 0; i < 200; i++) {
+        const started = performance.now();
+        await memory.worker.searchAll(agentId, userId, queries[i % queries.length]!, 20);
+        times.push(performance.now() - started);
+      }
+      for (let i = 0; i < 20; i++) await memory.recall(agentId, userId, queries[i % queries.length]!, {});
+    });
+    times.sort((a, b) => a - b);
+    await report(
+      `[measure] 200 searches + 20 recalls on 100k: longest event-loop block ${ms(maxMs)}, p99 ${ms(p99Ms)}; search round trip p50 ${ms(times[100]!)}, p95 ${ms(times[190]!)}`,
+    );
+    const { startup } = await extensionApi();
+    await report(
+      `[measure] extension host resident memory: ${(startup.rssAtActivation / MB).toFixed(0)} MB at activation, ${(rssBefore / MB).toFixed(0)} MB before the searches, ${(process.memoryUsage.rss() / MB).toFixed(0)} MB after`,
+    );
+  });
+});
