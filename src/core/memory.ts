@@ -19,7 +19,7 @@ import {
 import { type Middleware, MiddlewarePipeline } from './middleware';
 import { type ExportData, type ImportOptions, type ImportReport, exportState, importState } from './portable';
 import { Rag } from './rag/rag';
-import { chunkCounts, chunksOf, fileStamps, saveStamps } from './rag/state';
+import { chunkCounts, chunksOf, fileStamps, liveDocuments, saveStamps } from './rag/state';
 import { type RecallOptions, type RecallResult, recall } from './recall/recall';
 import { type SnapshotInfo, Snapshots } from './snapshots';
 import { FtsIndex } from './search/fts-index';
@@ -127,7 +127,8 @@ export class Memory {
       updateChunk: async (id, input) => void (await this.knowledge.update(id, input)),
       deleteChunks: async (ids) => void (await this.knowledge.deleteMany(ids)),
       chunksOf: (agentId, source) => chunksOf(db, agentId, source),
-      chunkCounts: (agentId, scope) => chunkCounts(db, agentId, scope),
+      chunkCounts: (agentId) => chunkCounts(db, agentId),
+      liveDocuments: (agentId, scope) => liveDocuments(db, agentId, scope),
       stamps: (agentId, scope) => fileStamps(db, agentId, scope),
       saveStamps: (agentId, stamps, removed) => saveStamps(db, agentId, stamps, removed, store.timestamp()),
       search: (agentId, query, limit) => this.knowledge.search(agentId, query, limit),

@@ -23,8 +23,10 @@ export interface RagStore {
   deleteChunks(ids: string[]): Promise<void>;
   /** The document's current chunk ids, in chunk order. */
   chunksOf(agentId: string, source: string): string[];
-  /** Live chunks per document, of every document sync knows or of those in `scope`. */
-  chunkCounts(agentId: string, scope?: DocumentScope): Map<string, number>;
+  /** Live chunks per document sync knows. */
+  chunkCounts(agentId: string): Map<string, number>;
+  /** The documents sync knows (all, or those in `scope`) that have a live chunk. */
+  liveDocuments(agentId: string, scope?: DocumentScope): Set<string>;
   stamps(agentId: string, scope?: DocumentScope): Map<string, FileStamp>;
   saveStamps(agentId: string, stamps: FileStamp[], removed: string[]): void;
   search(agentId: string, query: string, limit: number): Promise<SearchResult<KnowledgeEntity>[]>;
@@ -219,7 +221,7 @@ export class Rag {
     const stamps = this.store.stamps(agentId, scope);
     // A file counts as synced only while its chunks are alive: cleanup or a
     // hand-made delete may have removed them since, and then it is re-added.
-    const live = this.store.chunkCounts(agentId, scope);
+    const live = this.store.liveDocuments(agentId, scope);
     const report = emptyReport(listing.root);
     report.skipped.push(...listing.skipped);
     const seen = new Set<string>();
@@ -236,7 +238,7 @@ export class Rag {
       const stamp = stamps.get(entry.relativePath);
       options.onProgress?.({ done: ++done, total, path: entry.relativePath });
       // Same size and time as when it was last synced: not even read.
-      const alive = (live.get(entry.relativePath) ?? 0) > 0;
+      const alive = live.has(entry.relativePath);
       if (stamp && alive && stamp.bytes === entry.bytes && stamp.mtimeMs === entry.mtimeMs) {
         report.unchanged++;
         continue;

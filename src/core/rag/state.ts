@@ -88,21 +88,40 @@ export function chunksOf(db: Database, agentId: string, source: string): string[
     .map((row) => String(row.id));
 }
 
-/** Chunk counts of the documents sync knows (in `scope`), by path. */
-export function chunkCounts(db: Database, agentId: string, scope?: DocumentScope): Map<string, number> {
+/** Chunk counts of the documents sync knows, by path. */
+export function chunkCounts(db: Database, agentId: string): Map<string, number> {
   const counts = new Map<string, number>();
-  const where = scopeClause('f.path', scope);
   for (const row of db.iterate(
-    // CROSS JOIN keeps rag_files outside: without statistics SQLite would
-    // rather walk all the agent's refs, even for a handful of documents.
+    // CROSS JOIN keeps rag_files outside, one index lookup per document:
+    // without statistics SQLite would rather walk all the agent's refs.
     `SELECT f.path, count(*) AS n FROM rag_files f
      CROSS JOIN refs r INDEXED BY refs_source ON r.agent_id = f.agent_id AND r.source = f.path
        AND r.type = 'knowledge' AND r.deleted = 0
-     WHERE f.agent_id = ?${where.sql} GROUP BY f.path`,
+     WHERE f.agent_id = ? GROUP BY f.path`,
     agentId,
-    ...where.params,
   )) {
     counts.set(String(row.path), Number(row.n));
   }
   return counts;
+}
+
+/**
+ * The documents sync knows (in `scope`) that still have a live chunk. A sync
+ * only needs to know that, and stopping at the first chunk is several times
+ * cheaper than counting them all.
+ */
+export function liveDocuments(db: Database, agentId: string, scope?: DocumentScope): Set<string> {
+  const where = scopeClause('f.path', scope);
+  const live = new Set<string>();
+  for (const row of db.iterate(
+    `SELECT f.path FROM rag_files f
+     WHERE f.agent_id = ?${where.sql} AND EXISTS (
+       SELECT 1 FROM refs r INDEXED BY refs_source
+       WHERE r.agent_id = f.agent_id AND r.source = f.path AND r.type = 'knowledge' AND r.deleted = 0)`,
+    agentId,
+    ...where.params,
+  )) {
+    live.add(String(row.path));
+  }
+  return live;
 }
