@@ -4,6 +4,7 @@ import { registerEntityCommands } from './extension/commands/entity-commands';
 import { registerHistoryCommands } from './extension/commands/history-commands';
 import { registerSearchCommands } from './extension/commands/search-commands';
 import { registerStoreCommands } from './extension/commands/store-commands';
+import { registerChatParticipant } from './extension/chat/participant';
 import { registerMemoryFileSystem } from './extension/documents/memory-fs';
 import { type Services, StoreService } from './extension/services';
 import { registerStatusBar } from './extension/status/status-bar';
@@ -62,6 +63,7 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
   registerStoreCommands(context, service);
   registerTools(context, service);
   registerMcpServer(context, service);
+  registerChatParticipant(context, service);
   registerStatusBar(context, service, PENDING_DOC_SYNC);
   const activateMs = performance.now() - started;
   // Open the store now, in its worker, so the first search does not wait for it.

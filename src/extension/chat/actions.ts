@@ -1,0 +1,69 @@
+/**
+ * The commands behind the buttons of @memory replies. They are hidden from
+ * the Command Palette: each takes what its reply put in the button.
+ */
+import * as vscode from 'vscode';
+import { type ConsolidationPlan, applyConsolidationPlan } from '../../core/ai/consolidation';
+import type { Entity } from '../../core/types';
+import { restorableFields } from '../documents/format';
+import type { Services } from '../services';
+import { collectionOf } from '../store/collections';
+import type { SavedEntities } from './conversation';
+
+export const UNDO_COMMAND = 'workspaceMemory.undoChatSave';
+export const APPLY_CONSOLIDATION_COMMAND = 'workspaceMemory.applyConsolidationPlan';
+
+/** Deletes what a reply created and puts back what it updated; returns how many entities it changed. */
+export async function undoSaved(services: Services, saved: SavedEntities): Promise<number> {
+  const memory = await services.memory();
+  let undone = 0;
+  for (const { type, id } of saved.created) {
+    // Already gone (deleted by hand since): nothing to undo.
+    if (!(await memory.get(id))) continue;
+    await collectionOf(memory, type).delete(id);
+    undone++;
+  }
+  for (const { type, id, previousCommit } of saved.updated) {
+    const before = previousCommit ? await memory.worker.entityAt(id, previousCommit) : null;
+    if (!before?.entity) continue;
+    await collectionOf(memory, type).update(id, restorableFields(before.entity as Entity));
+    undone++;
+  }
+  return undone;
+}
+
+export function registerChatActions(context: vscode.ExtensionContext, services: Services): void {
+  context.subscriptions.push(
+    vscode.commands.registerCommand(UNDO_COMMAND, async (saved: SavedEntities) => {
+      try {
+        const undone = await undoSaved(services, saved);
+        void vscode.window.showInformationMessage(
+          undone
+            ? vscode.l10n.t('Undone: {0} entities put back as they were.', undone)
+            : vscode.l10n.t('Nothing to undo: those entities were already changed or deleted.'),
+        );
+        return undone;
+      } catch (error) {
+        services.reportError(vscode.l10n.t('Undoing the save'), error);
+        return undefined;
+      }
+    }),
+    vscode.commands.registerCommand(APPLY_CONSOLIDATION_COMMAND, async (plan: ConsolidationPlan) => {
+      try {
+        const report = await applyConsolidationPlan(await services.memory(), plan);
+        void vscode.window.showInformationMessage(
+          vscode.l10n.t(
+            'Consolidation applied: {0} merged, {1} deleted, {2} not applied.',
+            report.merged.length,
+            report.deleted.length,
+            report.notApplied.length,
+          ),
+        );
+        return report;
+      } catch (error) {
+        services.reportError(vscode.l10n.t('Applying the consolidation'), error);
+        return undefined;
+      }
+    }),
+  );
+}

@@ -1,0 +1,154 @@
+/** /remember, /forget, /history and /snapshot: direct changes to the memory, each undoable or confirmed. */
+import * as vscode from 'vscode';
+import { memoryInScope } from '../../core/operations/scope';
+import type { CommitInfo, Entity, MemoryEntity } from '../../core/types';
+import { versionUri } from '../documents/uris';
+import { UNDO_COMMAND } from './actions';
+import { type CommandContext, type CommandHandler, type CommandOutcome, missingPrompt } from './command';
+import type { SavedEntities } from './conversation';
+import { escape, oneLine } from './reply';
+
+/** How many candidates /forget and /history offer when the prompt is a search. */
+const CANDIDATES = 5;
+
+/** /remember <text>: saves the text as a memory (or updates its near-duplicate), with an undo button. */
+export const remember: CommandHandler = async (context): Promise<CommandOutcome | void> => {
+  if (missingPrompt(context, vscode.l10n.t('Tell me what to remember, e.g. `/remember We deploy on Fridays`.'))) return;
+  const { services, reply, request } = context;
+  reply.progress(vscode.l10n.t('Saving…'));
+  const memory = await services.memory();
+  const result = await memory.worker.operation('memory_save', services.scope(), { content: request.prompt.trim() });
+  const { entity, commit, deduplicated } = result.data as {
+    entity: MemoryEntity;
+    commit: CommitInfo;
+    deduplicated: boolean;
+  };
+  const saved: SavedEntities = deduplicated
+    ? { created: [], updated: [{ type: 'memory', id: entity.id, previousCommit: commit.parent }] }
+    : { created: [{ type: 'memory', id: entity.id }], updated: [] };
+  reply.markdown(
+    deduplicated
+      ? vscode.l10n.t('Updated memory `{0}`: it said nearly the same, so it now holds your wording. ', entity.id)
+      : vscode.l10n.t('Remembered as memory `{0}` ({1}). ', entity.id, entity.category),
+  );
+  reply.anchor(entity, vscode.l10n.t('Open it'));
+  reply.markdown('\n\n');
+  reply.reference(entity);
+  reply.button({ command: UNDO_COMMAND, title: vscode.l10n.t('Undo'), arguments: [saved] });
+  return { saved };
+};
+
+/**
+ * The memories a prompt names: the one with that id (if it is this
+ * workspace's), else the best matches of a search.
+ */
+async function findMemories(context: CommandContext): Promise<MemoryEntity[]> {
+  const { services, request } = context;
+  const memory = await services.memory();
+  const scope = services.scope();
+  const text = request.prompt.trim();
+  if (/^[a-z]+-[0-9a-z]+$/i.test(text)) {
+    const byId = await memory.memories.get(text);
+    if (byId && memoryInScope(byId, scope)) return [byId];
+  }
+  const results = await memory.memories.search(scope.agentId, scope.userId, text, CANDIDATES);
+  return results.map((result) => result.entity);
+}
+
+/** /forget <id or words>: shows the memory (or the candidates) with a Forget button each; deletes nothing itself. */
+export const forget: CommandHandler = async (context) => {
+  if (
+    missingPrompt(
+      context,
+      vscode.l10n.t('Name the memory to forget: its id, or words from it, e.g. `/forget old API key rotation`.'),
+    )
+  )
+    return;
+  const { reply } = context;
+  reply.progress(vscode.l10n.t('Looking for the memory…'));
+  const found = await findMemories(context);
+  if (found.length === 0) {
+    reply.markdown(
+      vscode.l10n.t('No memory matches "{0}". Try `/search` with other words.', oneLine(context.request.prompt, 80)),
+    );
+    return;
+  }
+  reply.markdown(
+    found.length === 1
+      ? vscode.l10n.t('Forget this memory? Nothing is deleted until you click **Forget**; its history is kept.\n\n')
+      : vscode.l10n.t(
+          'Which one should I forget? Nothing is deleted until you click **Forget** on one; its history is kept.\n\n',
+        ),
+  );
+  for (const entity of found) {
+    reply.markdown(`> ${escape(oneLine(entity.content, 300))}\n>\n> \`${entity.id}\` · ${entity.category} · `);
+    reply.anchor(entity, vscode.l10n.t('open'));
+    reply.markdown('\n\n');
+    reply.reference(entity);
+    reply.button({
+      command: 'workspaceMemory.delete',
+      title: found.length === 1 ? vscode.l10n.t('Forget') : vscode.l10n.t('Forget {0}', entity.id),
+      // The click is the confirmation: the Delete command asks no second time.
+      arguments: [{ kind: 'entity', entity }, { confirmed: true }],
+    });
+  }
+};
+
+function whenText(iso: string): string {
+  return new Date(iso).toLocaleString(vscode.env.language, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** /history <id or words>: every version of the entity, newest first, each linked to its read-only document. */
+export const history: CommandHandler = async (context) => {
+  if (missingPrompt(context, vscode.l10n.t('Name the memory: its id, or words from it, e.g. `/history deploy`.')))
+    return;
+  const { services, reply, request } = context;
+  const memory = await services.memory();
+  const text = request.prompt.trim();
+  // Any entity of this agent by id (skills and profiles have histories too), else the best matching memory.
+  const byId: Entity | null = /^[a-z]+-[0-9a-z]+$/i.test(text) ? await memory.get(text) : null;
+  const target = byId && byId.agentId === services.scope().agentId ? byId : (await findMemories(context))[0];
+  if (!target) {
+    reply.markdown(vscode.l10n.t('No memory matches "{0}".', oneLine(text, 80)));
+    return;
+  }
+  const entries = await memory.history(target.id);
+  reply.markdown(vscode.l10n.t('**History of {0} `{1}`**, newest first:\n\n', target.type, target.id));
+  for (const entry of entries) {
+    const { commit } = entry;
+    reply.markdown(`- ${whenText(commit.time)} · **${commit.op}** · ${escape(commit.author)} · `);
+    if (entry.entity) {
+      reply.anchor(entry.entity, commit.hash.slice(0, 12));
+      reply.markdown(`\n  ${escape(oneLine(entry.entity.content, 200))}\n`);
+    } else {
+      reply.markdown(vscode.l10n.t('deleted') + '\n');
+    }
+  }
+  reply.reference(target);
+  const newest = entries[0];
+  if (newest?.entity && entries.length > 1) {
+    reply.button({
+      command: 'vscode.diff',
+      title: vscode.l10n.t('Compare the last two versions'),
+      arguments: [versionUri(target, entries[1]!.commit.hash), versionUri(target, newest.commit.hash)],
+    });
+  }
+};
+
+/** /snapshot [label]: a consistent copy of the whole store, restorable from the Memory view. */
+export const snapshot: CommandHandler = async (context) => {
+  const { services, reply, request } = context;
+  reply.progress(vscode.l10n.t('Taking a snapshot…'));
+  const info = await (await services.memory()).snapshot(request.prompt.trim());
+  const size = `${(info.bytes / 1024).toFixed(0)} KB`;
+  reply.markdown(
+    vscode.l10n.t(
+      'Snapshot `{0}` taken{1}: {2} entities, {3}. Restore it with **Workspace Memory: Restore Snapshot**.',
+      info.id,
+      info.label ? ` (“${escape(info.label)}”)` : '',
+      info.entities,
+      size,
+    ),
+  );
+  reply.button({ command: 'workspaceMemory.restoreSnapshot', title: vscode.l10n.t('Restore a snapshot…') });
+};

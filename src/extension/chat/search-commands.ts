@@ -1,0 +1,58 @@
+/** /recall and /search: what the memory holds about the prompt, read-only. */
+import * as vscode from 'vscode';
+import type { Entity } from '../../core/types';
+import { type CommandHandler, missingPrompt } from './command';
+import { escape, oneLine } from './reply';
+
+const SEARCH_LIMIT = 10;
+/** Tokens of context /recall shows: enough to read, short enough to scan. */
+const RECALL_TOKENS = 2000;
+
+/** /recall <topic>: the context an agent would get for the topic, with each item cited. */
+export const recallCommand: CommandHandler = async (context) => {
+  if (missingPrompt(context, vscode.l10n.t('Give a topic to recall, e.g. `/recall deploying the api`.'))) return;
+  const { services, reply, request } = context;
+  reply.progress(vscode.l10n.t('Recalling…'));
+  const { agentId, userId } = services.scope();
+  const result = await (await services.memory()).recall(agentId, userId, request.prompt, { maxTokens: RECALL_TOKENS });
+  if (!result.formatted) {
+    reply.markdown(
+      vscode.l10n.t(
+        'Nothing in memory is relevant to "{0}". Save something with `/remember`, or sync documents.',
+        oneLine(request.prompt, 80),
+      ),
+    );
+    return;
+  }
+  for (const item of result.items) reply.reference(item.entity);
+  if (result.profile) reply.reference(result.profile);
+  reply.markdown(result.formatted);
+  reply.markdown(`\n\n_${vscode.l10n.t('{0} items, about {1} tokens.', result.items.length, result.tokens)}_`);
+};
+
+function kindOf(entity: Entity): string {
+  if (entity.type === 'knowledge') return entity.source ? vscode.l10n.t('document') : vscode.l10n.t('knowledge');
+  return 'category' in entity ? `${entity.type} · ${entity.category}` : entity.type;
+}
+
+/** /search <words>: memories, skills and document chunks, best first, each linked to where it lives. */
+export const searchCommand: CommandHandler = async (context) => {
+  if (missingPrompt(context, vscode.l10n.t('Give words to search for, e.g. `/search docker compose`.'))) return;
+  const { services, reply, request } = context;
+  reply.progress(vscode.l10n.t('Searching…'));
+  const { agentId, userId } = services.scope();
+  const results = await (await services.memory()).worker.searchAll(agentId, userId, request.prompt, SEARCH_LIMIT);
+  if (results.length === 0) {
+    reply.markdown(vscode.l10n.t('Nothing matches "{0}".', oneLine(request.prompt, 80)));
+    return;
+  }
+  reply.markdown(vscode.l10n.t('**{0} results** for "{1}":\n\n', results.length, escape(oneLine(request.prompt, 80))));
+  for (const { entity, score } of results) {
+    const title =
+      entity.type === 'knowledge' && entity.source ? `${entity.source}:${entity.startLine ?? 1}` : entity.id;
+    reply.markdown('- ');
+    reply.anchor(entity, title);
+    reply.markdown(` · ${kindOf(entity)} · ${score.toFixed(2)}\n  ${escape(oneLine(entity.content, 200))}\n`);
+    reply.reference(entity);
+  }
+};
