@@ -30,6 +30,8 @@ export async function bundleSuite({ repoRoot, testGlob, outDir }) {
     format: 'cjs',
     target: 'node22.13',
     external: ['vscode', 'mocha'],
+    // For debuggers; stack traces printed in the extension host stay on the
+    // bundles (VS Code installs its own prepareStackTrace), which are not minified.
     sourcemap: true,
     sourcesContent: false,
     logLevel: 'warning',

@@ -72,6 +72,22 @@ function buildExtension() {
 /** One run: bundle, sandbox, servers, browser; resolves with { ok, result }. */
 async function runOne(run, options) {
   const started = Date.now();
+  // What a failure report shows; filled in as the run gets going.
+  const diagnostics = { keep: options.keep, files: [] };
+  try {
+    return await attempt(run, diagnostics, started, options);
+  } catch (error) {
+    log(`[vscode] run "${run.name}" could not run: ${error?.stack ?? error}`);
+    diagnostics.keep = true;
+    await diagnostics.flush?.();
+    for (const [title, file] of diagnostics.files) printTail(title, file);
+    return { ok: false, result: undefined };
+  } finally {
+    await cleanup();
+  }
+}
+
+async function attempt(run, diagnostics, started, options) {
   log(`[vscode] run "${run.name}": ${run.tests} on ${run.workspace}`);
   const { runner, testFiles } = await bundleSuite({ repoRoot, testGlob: run.tests, outDir: runOutDir(run) });
 
@@ -79,11 +95,12 @@ async function runOne(run, options) {
     prefix: `wm-vscode-${run.name}-`,
     settings: { ...COMMON_SETTINGS, ...run.settings },
   });
-  let keep = options.keep;
   onCleanup(() => {
-    if (keep) log(`[vscode] kept ${sandbox.root}`);
+    if (diagnostics.keep) log(`[vscode] kept ${sandbox.root}`);
     else sandbox.remove();
   });
+  diagnostics.files.push(['VS Code server log', path.join(sandbox.logs, 'server.log')]);
+  diagnostics.files.push(['browser console', path.join(sandbox.logs, 'browser.log')]);
   const folder = copyWorkspace(sandbox, path.join(repoRoot, run.workspace));
 
   let page;
@@ -105,12 +122,14 @@ async function runOne(run, options) {
   onCleanup(() => browser.browser.close());
   page = browser.page;
   const browserLog = fs.createWriteStream(path.join(sandbox.logs, 'browser.log'));
-  onCleanup(() => new Promise((resolve) => browserLog.end(resolve)));
-  page.on('console', (message) => browserLog.write(`[${message.type()}] ${message.text()}\n`));
-  page.on('pageerror', (error) => browserLog.write(`[pageerror] ${error.stack ?? error}\n`));
-  page.on('requestfailed', (request) =>
-    browserLog.write(`[requestfailed] ${request.url()} ${request.failure()?.errorText}\n`),
-  );
+  let logClosed;
+  diagnostics.flush = () => (logClosed ??= new Promise((resolve) => browserLog.end(resolve)));
+  onCleanup(diagnostics.flush);
+  // Events keep coming while the page closes, after the log is ended.
+  const writeLog = (line) => logClosed === undefined && browserLog.write(line + '\n');
+  page.on('console', (message) => writeLog(`[${message.type()}] ${message.text()}`));
+  page.on('pageerror', (error) => writeLog(`[pageerror] ${error.stack ?? error}`));
+  page.on('requestfailed', (request) => writeLog(`[requestfailed] ${request.url()} ${request.failure()?.errorText}`));
 
   // The workbench's smoke-test driver calls this with 0 when the suite's
   // run() resolved and 1 when it rejected. It must exist before navigating.
@@ -125,7 +144,8 @@ async function runOne(run, options) {
 
   let timer;
   const timedOut = new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
-  const code = await Promise.race([exited, timedOut]);
+  const serverDied = server.exited.then(({ code, signal }) => `server exited (code ${code}, signal ${signal})`);
+  const code = await Promise.race([exited, timedOut, serverDied]);
   clearTimeout(timer);
 
   const result = harness.state.result;
@@ -133,6 +153,8 @@ async function runOne(run, options) {
   if (code === 'timeout') {
     log(`[vscode] run "${run.name}" TIMED OUT after ${timeoutMs / 1000} s (VSCODE_TEST_TIMEOUT).`);
     await page.screenshot({ path: path.join(sandbox.logs, 'timeout.png') }).catch(() => {});
+  } else if (typeof code === 'string') {
+    log(`[vscode] run "${run.name}": the VS Code ${code} before the tests finished.`);
   } else if (result === undefined) {
     // The suite reports through the harness URL it finds in its environment;
     // no result means it never ran or could not reach us.
@@ -143,12 +165,11 @@ async function runOne(run, options) {
     ok = false;
   }
   if (!ok) {
-    keep = true;
-    printTail('VS Code server log', server.logFile);
-    printTail('browser console', path.join(sandbox.logs, 'browser.log'));
+    diagnostics.keep = true;
+    await diagnostics.flush();
+    for (const [title, file] of diagnostics.files) printTail(title, file);
   }
   log(`[vscode] run "${run.name}" ${ok ? 'passed' : 'FAILED'} in ${seconds(started)}`);
-  await cleanup();
   return { ok, result };
 }
 

@@ -5,12 +5,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Mocha from 'mocha';
-import { flush } from './harness';
+import { flush, report } from './harness';
 import { createReporter } from './reporter';
 
 export async function run(): Promise<void> {
-  // Stack traces point into the TypeScript sources (bundles carry source maps).
-  process.setSourceMapsEnabled(true);
   const mocha = new Mocha({
     ui: 'bdd',
     timeout: 60_000,
@@ -22,6 +20,12 @@ export async function run(): Promise<void> {
   try {
     const failures = await new Promise<number>((resolve) => mocha.run(resolve));
     if (failures > 0) throw new Error(`${failures} test(s) failed`);
+  } catch (error) {
+    // A test file that throws while loading never reaches the reporter: say why here.
+    if (!(error instanceof Error && /test\(s\) failed$/.test(error.message))) {
+      void report(`[vscode] the test run failed to start: ${error instanceof Error ? error.stack : String(error)}`);
+    }
+    throw error;
   } finally {
     // The harness stops VS Code as soon as run() settles: deliver every line first.
     await flush();

@@ -46,23 +46,9 @@ export function createReporter(runName: string): typeof Mocha.reporters.Base {
 }
 
 function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    const details = error as Error & { actual?: unknown; expected?: unknown; showDiff?: boolean };
-    let text = error.stack ?? `${error.name}: ${error.message}`;
-    if (details.showDiff !== false && ('actual' in details || 'expected' in details)) {
-      text += `\nexpected: ${safeJson(details.expected)}\nactual:   ${safeJson(details.actual)}`;
-    }
-    return text;
-  }
+  // node:assert's message already shows the expected and actual values.
+  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
   return String(error);
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }
 
 function indentBlock(text: string, prefix: string): string {
