@@ -150,6 +150,13 @@ describe('rag.syncFiles and sourcePrefix', () => {
       const seen: number[] = [];
       await memory.rag.syncFiles(docs, 'a', ['guide.md', 'notes'], { onProgress: ({ done }) => seen.push(done) });
       assert.deepEqual(seen, [1, 2, 3]);
+      const nothing = await memory.rag.syncFiles(docs, 'a', []);
+      assert.deepEqual([nothing.added, nothing.removed, nothing.skipped], [[], [], []]);
+      const outside = await memory.rag.syncFiles(docs, 'a', ['../elsewhere.md']);
+      assert.deepEqual(
+        outside.skipped.map((file) => file.reason),
+        ['outside the folder being synced'],
+      );
       await rejectsWith(memory.rag.syncFiles(path.join(docs, 'guide.md'), 'a', ['x.md']), 'INVALID_INPUT');
       await rejectsWith(memory.rag.syncFiles(path.join(docs, 'missing'), 'a', ['x.md']), 'NOT_FOUND');
       await rejectsWith(memory.rag.syncFiles(docs, 'bad/agent', ['guide.md']), 'INVALID_ID');

@@ -19,6 +19,7 @@ export type DocumentScope = readonly string[] | undefined;
 /** SQL condition on `column` and its parameters for a scope. */
 function scopeClause(column: string, scope: DocumentScope): { sql: string; params: string[] } {
   if (scope === undefined || scope.includes('')) return { sql: '', params: [] };
+  if (scope.length === 0) return { sql: ' AND 0', params: [] };
   // `folder/` < every path under it < `folder0` ('0' follows '/'), so a range on the primary key finds them.
   const conditions = scope.map(() => `${column} = ? OR (${column} > ? AND ${column} < ?)`);
   return {
