@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { isMemoryError } from '../../core/errors';
+import { registerAiCommands } from './ai-commands';
 import { registerCallCommand } from './call-command';
 import { registerEntityCommands } from './entity-commands';
 import { registerMcpCommand } from './mcp-command';
@@ -24,6 +25,7 @@ export async function main(argv: string[]): Promise<number> {
   registerEntityCommands(program);
   registerSearchCommands(program);
   registerRagCommands(program);
+  registerAiCommands(program);
   registerCallCommand(program);
   registerMcpCommand(program, PACKAGE_VERSION);
   program.commands.forEach(function exitOverride(command: Command) {
