@@ -57,3 +57,5 @@ export {
   type RejectedAction,
   type AppliedMerge,
 } from './ai/consolidation';
+// The operations the chat tools, the MCP server and the CLI's `call` share: other hosts can offer the same.
+export * from './operations';
