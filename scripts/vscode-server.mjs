@@ -68,6 +68,10 @@ export async function startVSCodeServer({ sandbox, env = {}, log = (line) => con
 
   let stopped = false;
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  // Last resort if this process dies without running its clean-up (an
+  // uncaught exception): the detached server would otherwise outlive it.
+  const killOnExit = () => killGroup(child.pid, 'SIGKILL');
+  process.once('exit', killOnExit);
   async function stop() {
     if (stopped) return;
     stopped = true;
@@ -78,6 +82,7 @@ export async function startVSCodeServer({ sandbox, env = {}, log = (line) => con
     }
     // Helpers forked by the server share its group; SIGKILL anything left.
     killGroup(child.pid, 'SIGKILL');
+    process.off('exit', killOnExit);
     logStream.end();
   }
 
@@ -133,7 +138,10 @@ function waitForPort(child, exited, logFile) {
 export function workbenchUrl(port, { folder, extensionDevelopmentPath, extensionTestsPath }) {
   const remote = (file) => `vscode-remote://127.0.0.1:${port}${encodeURI(file)}`;
   const payload = [];
-  if (extensionDevelopmentPath) payload.push(['extensionDevelopmentPath', remote(extensionDevelopmentPath)]);
+  // One path or several (the extension, plus test-only extensions beside it).
+  for (const extension of [extensionDevelopmentPath ?? []].flat()) {
+    payload.push(['extensionDevelopmentPath', remote(extension)]);
+  }
   if (extensionTestsPath) payload.push(['extensionTestsPath', remote(extensionTestsPath)]);
   payload.push(['skipWelcome', 'true']);
   const query = new URLSearchParams();
