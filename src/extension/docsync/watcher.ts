@@ -16,7 +16,8 @@ export function watchFolder(plan: FolderPlan, onChange: (relative: string) => vo
     // Outside the globs only folders matter; a name with an extension is
     // almost always a file (a build output, say), not worth a sync.
     if (!fromDocumentGlob && path.extname(relative) !== '') return;
-    onChange(relative.split(path.sep).join('/'));
+    const posix = relative.split(path.sep).join('/');
+    if (!neverSynced(posix, !fromDocumentGlob)) onChange(posix);
   };
   for (const glob of plan.include) {
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(plan.folder, glob));
@@ -34,4 +35,16 @@ export function watchFolder(plan: FolderPlan, onChange: (relative: string) => vo
     folders.onDidDelete((uri) => report(uri, false)),
   );
   return vscode.Disposable.from(...disposables);
+}
+
+/**
+ * Paths the loader skips whatever the settings say (inside node_modules or a
+ * hidden folder such as .git): dropped here so that an npm install or a
+ * commit does not wake doc sync thousands of times for nothing. The last
+ * name counts only if it may be a folder itself (a hidden file is loaded).
+ */
+function neverSynced(relative: string, lastMayBeFolder: boolean): boolean {
+  const names = relative.split('/');
+  const folders = lastMayBeFolder ? names : names.slice(0, -1);
+  return folders.some((name) => name === 'node_modules' || name.startsWith('.'));
 }
