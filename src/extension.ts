@@ -5,6 +5,7 @@ import { registerHistoryCommands } from './extension/commands/history-commands';
 import { registerSearchCommands } from './extension/commands/search-commands';
 import { registerStoreCommands } from './extension/commands/store-commands';
 import { registerChatParticipant } from './extension/chat/participant';
+import { registerDocSync } from './extension/docsync';
 import { registerMemoryFileSystem } from './extension/documents/memory-fs';
 import { type Services, StoreService } from './extension/services';
 import { registerStatusBar } from './extension/status/status-bar';
@@ -30,8 +31,6 @@ export interface Startup {
 }
 
 let service: StoreService | undefined;
-// TEMPORARY until doc sync lands (helper).
-const PENDING_DOC_SYNC = { status: { state: 'starting' as const }, onDidChange: () => ({ dispose() {} }) };
 
 /**
  * The composition root. Each feature registers itself here through its own
@@ -64,7 +63,7 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
   registerTools(context, service);
   registerMcpServer(context, service);
   registerChatParticipant(context, service);
-  registerStatusBar(context, service, PENDING_DOC_SYNC);
+  registerStatusBar(context, service, registerDocSync(context, service));
   const activateMs = performance.now() - started;
   // Open the store now, in its worker, so the first search does not wait for it.
   const ready = service
