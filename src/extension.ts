@@ -6,6 +6,7 @@ import { registerSearchCommands } from './extension/commands/search-commands';
 import { registerStoreCommands } from './extension/commands/store-commands';
 import { registerChatParticipant } from './extension/chat/participant';
 import { registerDocSync } from './extension/docsync';
+import type { DocSyncState } from './extension/docsync/status';
 import { registerMemoryFileSystem } from './extension/documents/memory-fs';
 import { type Services, StoreService } from './extension/services';
 import { registerStatusBar } from './extension/status/status-bar';
@@ -17,6 +18,7 @@ import { type Views, registerViews } from './extension/views';
 export interface WorkspaceMemoryApi {
   services: Services;
   views: Views;
+  docSync: DocSyncState;
   startup: Startup;
 }
 
@@ -63,7 +65,8 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
   registerTools(context, service);
   registerMcpServer(context, service);
   registerChatParticipant(context, service);
-  registerStatusBar(context, service, registerDocSync(context, service));
+  const docSync = registerDocSync(context, service);
+  registerStatusBar(context, service, docSync);
   const activateMs = performance.now() - started;
   // Open the store now, in its worker, so the first search does not wait for it.
   const ready = service
@@ -75,7 +78,7 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
       return readyMs;
     });
   ready.catch((error: unknown) => service?.reportError(vscode.l10n.t('Opening the memory store'), error));
-  return { services: service, views, startup: { activateMs, ready, rssAtActivation } };
+  return { services: service, views, docSync, startup: { activateMs, ready, rssAtActivation } };
 }
 
 /** Closes the store (checkpointing its write-ahead log) before the host goes away. */

@@ -43,13 +43,15 @@ export class DocSyncController implements vscode.Disposable {
   async syncNow(): Promise<void> {
     if (!vscode.workspace.isTrusted) {
       const manage = vscode.l10n.t('Manage Workspace Trust');
-      const choice = await vscode.window.showWarningMessage(
-        vscode.l10n.t(
-          'Workspace Memory does not read the documents of a workspace in Restricted Mode. Trust this workspace to sync them.',
-        ),
-        manage,
-      );
-      if (choice === manage) await vscode.commands.executeCommand('workbench.trust.manage');
+      // Not awaited: the command is over; the button acts whenever it is clicked.
+      void vscode.window
+        .showWarningMessage(
+          vscode.l10n.t(
+            'Workspace Memory does not read the documents of a workspace in Restricted Mode. Trust this workspace to sync them.',
+          ),
+          manage,
+        )
+        .then((choice) => choice === manage && vscode.commands.executeCommand('workbench.trust.manage'));
       return;
     }
     const plan = this.plan ?? planWorkspace(vscode.workspace.workspaceFolders ?? []);
