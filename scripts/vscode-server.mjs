@@ -135,13 +135,13 @@ function waitForPort(child, exited, logFile) {
  * smoke-test driver honours. Paths are absolute paths on this machine; the
  * payload names them as vscode-remote:// URIs of the server.
  */
-export function workbenchUrl(port, { folder, extensionDevelopmentPath, extensionTestsPath }) {
+export function workbenchUrl(port, { folder, extensionDevelopmentPath, extensionTestsPath, enableProposedApi }) {
   const remote = (file) => `vscode-remote://127.0.0.1:${port}${encodeURI(file)}`;
   const payload = [];
-  // One path or several (the extension, plus test-only extensions beside it).
-  for (const extension of [extensionDevelopmentPath ?? []].flat()) {
-    payload.push(['extensionDevelopmentPath', remote(extension)]);
-  }
+  // The workbench reads the payload into a map: one development path only.
+  if (extensionDevelopmentPath) payload.push(['extensionDevelopmentPath', remote(extensionDevelopmentPath)]);
+  // Proposed API for every extension (as --enable-proposed-api): test-only extensions need some.
+  if (enableProposedApi) payload.push(['enableProposedApi', '']);
   if (extensionTestsPath) payload.push(['extensionTestsPath', remote(extensionTestsPath)]);
   payload.push(['skipWelcome', 'true']);
   const query = new URLSearchParams();

@@ -102,6 +102,7 @@ async function attempt(run, diagnostics, started, options) {
   diagnostics.files.push(['VS Code server log', path.join(sandbox.logs, 'server.log')]);
   diagnostics.files.push(['browser console', path.join(sandbox.logs, 'browser.log')]);
   const folder = copyWorkspace(sandbox, path.join(repoRoot, run.workspace));
+  installExtensions(sandbox, run.extensions ?? []);
 
   let page;
   const harness = await startHarnessServer({ screenshotDir, getPage: () => page });
@@ -139,7 +140,12 @@ async function attempt(run, diagnostics, started, options) {
     exit(Number(code));
   });
 
-  const url = server.workbenchUrl({ folder, extensionDevelopmentPath: repoRoot, extensionTestsPath: runner });
+  const url = server.workbenchUrl({
+    folder,
+    extensionDevelopmentPath: repoRoot,
+    extensionTestsPath: runner,
+    enableProposedApi: Boolean(run.extensions?.length),
+  });
   await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
 
   let timer;
@@ -171,6 +177,20 @@ async function attempt(run, diagnostics, started, options) {
   }
   log(`[vscode] run "${run.name}" ${ok ? 'passed' : 'FAILED'} in ${seconds(started)}`);
   return { ok, result };
+}
+
+/**
+ * Copies test-only extensions (folders with a package.json) into the
+ * sandbox's extensions folder, which the server registers on start: the
+ * workbench takes a single extension under development, which is ours.
+ */
+function installExtensions(sandbox, folders) {
+  for (const folder of folders) {
+    const source = path.resolve(repoRoot, folder);
+    const manifest = JSON.parse(fs.readFileSync(path.join(source, 'package.json'), 'utf8'));
+    const target = path.join(sandbox.extensions, `${manifest.publisher}.${manifest.name}-${manifest.version}`);
+    fs.cpSync(source, target, { recursive: true });
+  }
 }
 
 function printTail(title, file) {

@@ -12,6 +12,8 @@ export const RUNS = [
     name: 'main',
     tests: 'test/vscode/suite/**/*.test.ts',
     workspace: 'samples/workspace',
+    // Test-only extensions loaded beside ours: the fake language model the chat tests select.
+    extensions: ['test/vscode/fixtures/fake-model'],
     settings: {
       'security.workspace.trust.enabled': false,
     },

@@ -58,7 +58,7 @@ export const mine: CommandHandler = async (context): Promise<CommandOutcome | vo
   }
   const ai = await selectLanguageModel(request.model);
   reply.progress(vscode.l10n.t('Storing the conversation…'));
-  const session = await log.storeHistory(chat, conversation.conversationId, conversation.sessionId);
+  const session = await log.storeHistory(chat, conversation);
   reply.progress(vscode.l10n.t('Mining the conversation with {0}…', ai.label));
   // A conversation goes on after a first /mine: mine it again, the store folds repeats into what it has.
   const report = await mineSession(await services.memory(), ai, session.id, {

@@ -20,6 +20,8 @@ export interface ChatMetadata {
   prompt: string;
   /** What the reply saved, for its undo button (and tests). */
   saved?: SavedEntities;
+  /** The sources the reply cited (see Reply.cited). */
+  cited?: string[];
   /** The consolidation plan the reply offered to apply. */
   plan?: ConsolidationPlan;
 }
@@ -98,28 +100,42 @@ export class ConversationLog {
   }
 
   /**
-   * Makes the session hold the whole conversation so far (the history VS Code
-   * keeps is the reference): creates it, or fills in turns it missed (a
-   * failed write, a conversation begun before this version).
+   * Makes the session hold the whole conversation so far, then `turn`: the
+   * history VS Code keeps is the reference, so a session that missed turns (a
+   * failed write, a conversation begun before this version) is filled in.
    */
-  async storeHistory(context: vscode.ChatContext, conversationId: string, sessionId?: string): Promise<SessionEntity> {
+  private async write(
+    context: vscode.ChatContext,
+    ids: { conversationId: string; sessionId?: string },
+    turn: SessionMessage[],
+  ): Promise<SessionEntity> {
     const memory = await this.services.memory();
-    const messages = historyMessages(context);
-    const session = await this.find(conversationId, sessionId);
+    const history = historyMessages(context);
+    const now = new Date().toISOString();
+    const session = await this.find(ids.conversationId, ids.sessionId);
     if (!session) {
       const { agentId, userId } = this.services.scope();
-      const now = new Date().toISOString();
       const [saved] = await memory.sessions.save(agentId, userId, {
-        conversationId,
-        messages,
+        conversationId: ids.conversationId,
+        messages: [...history, ...turn],
         startedAt: now,
         endedAt: now,
       });
       return saved;
     }
-    if ((session.messages?.length ?? 0) >= messages.length) return session;
-    const [updated] = await memory.sessions.update(session.id, { messages, endedAt: new Date().toISOString() });
+    const stored = session.messages ?? [];
+    if (turn.length === 0 && stored.length >= history.length) return session;
+    const messages = [...(stored.length >= history.length ? stored : history), ...turn];
+    const [updated] = await memory.sessions.update(session.id, { messages, endedAt: now });
     return updated;
+  }
+
+  /** Stores the conversation so far (not yet the current request) in its session, for mining. */
+  storeHistory(
+    context: vscode.ChatContext,
+    ids: { conversationId: string; sessionId?: string },
+  ): Promise<SessionEntity> {
+    return this.write(context, ids, []);
   }
 
   /** Appends one turn (the request and the reply) to the conversation's session; returns its id. */
@@ -128,14 +144,11 @@ export class ConversationLog {
     ids: { conversationId: string; sessionId?: string },
     turn: { request: string; reply: string },
   ): Promise<string> {
-    const session = await this.storeHistory(context, ids.conversationId, ids.sessionId);
-    const now = new Date().toISOString();
-    const messages: SessionMessage[] = [
-      ...(session.messages ?? []),
-      { role: 'user', content: turn.request, timestamp: now },
-      { role: 'assistant', content: turn.reply, timestamp: now },
-    ];
-    await (await this.services.memory()).sessions.update(session.id, { messages, endedAt: now });
+    const timestamp = new Date().toISOString();
+    const session = await this.write(context, ids, [
+      { role: 'user', content: turn.request, timestamp },
+      { role: 'assistant', content: turn.reply, timestamp },
+    ]);
     return session.id;
   }
 }

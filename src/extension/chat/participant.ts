@@ -88,6 +88,7 @@ async function handle(
     showFailure(services, reply, request.command, error);
   } finally {
     cancelled.dispose();
+    metadata.cited = reply.cited();
   }
   // A stopped reply is not worth keeping, and its stream is closed.
   if (token.isCancellationRequested) return { metadata };

@@ -45,6 +45,7 @@ function whereIs(entity: Citable): vscode.Location | vscode.Uri {
 
 export class Reply {
   private readonly shown: string[] = [];
+  private readonly sources = new Set<string>();
 
   constructor(private readonly stream: vscode.ChatResponseStream) {}
 
@@ -65,13 +66,22 @@ export class Reply {
 
   /** Cites an entity (its document) or a document chunk (its file and line) as a source. */
   reference(entity: Citable): void {
-    this.stream.reference(whereIs(entity));
+    const where = whereIs(entity);
+    this.sources.add(
+      where instanceof vscode.Location ? `${where.uri.toString()}#${where.range.start.line + 1}` : where.toString(),
+    );
+    this.stream.reference(where);
   }
 
   /** An inline link to an entity's document (or a chunk's file). */
   anchor(entity: Citable, title: string): void {
     this.shown.push(title);
     this.stream.anchor(whereIs(entity), title);
+  }
+
+  /** The sources cited, as URIs (a file's with `#line`), in the order first cited. */
+  cited(): string[] {
+    return [...this.sources];
   }
 
   /** Everything shown as text, for the conversation's session. */

@@ -1,0 +1,168 @@
+// The @memory participant driven through the chat view, as a user would type
+// it, with the fake deterministic model selected: each command's effect on
+// the store, the model's requests and the conversation's session.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { ConsolidationPlan } from '../../../src/core/ai/consolidation';
+import type { MemoryEntity, SessionEntity } from '../../../src/core/types';
+import { APPLY_CONSOLIDATION_COMMAND, UNDO_COMMAND } from '../../../src/extension/chat/actions';
+import type { ChatMetadata } from '../../../src/extension/chat/conversation';
+import { extensionApi, waitFor } from './extension-api';
+import { fakeModel, sendChat } from './fake-model';
+import { screenshot } from './harness';
+
+async function store() {
+  const { services } = await extensionApi();
+  return { memory: await services.memory(), scope: services.scope() };
+}
+
+async function session(metadata: ChatMetadata): Promise<SessionEntity> {
+  const { memory } = await store();
+  assert.ok(metadata.sessionId, `the reply names its session: ${JSON.stringify(metadata)}`);
+  const found = await memory.sessions.get(metadata.sessionId);
+  assert.ok(found, 'the session exists');
+  return found;
+}
+
+/** The last thing @memory said in the conversation, as stored in its session. */
+async function lastReply(metadata: ChatMetadata): Promise<string> {
+  const messages = (await session(metadata)).messages ?? [];
+  return messages.at(-1)?.content ?? '';
+}
+
+describe('@memory chat participant', function () {
+  this.timeout(120_000);
+
+  before(async () => {
+    await extensionApi();
+    await fakeModel();
+    // A conversation of its own: earlier runs (a kept workspace) leave none behind.
+    await vscode.commands.executeCommand('workbench.action.chat.newChat');
+  });
+
+  it('/remember saves the prompt as a memory, stores the turn and undoes on request', async () => {
+    const { metadata } = await sendChat('@memory /remember The billing job runs at 03:00 marina time');
+    assert.ok(metadata?.saved, JSON.stringify(metadata));
+    const [created] = metadata.saved.created;
+    assert.ok(created, 'one memory created');
+    const { memory } = await store();
+    const saved = await memory.memories.get(created.id);
+    assert.equal(saved?.content, 'The billing job runs at 03:00 marina time');
+
+    const stored = await session(metadata);
+    assert.equal(stored.conversationId, metadata.conversationId);
+    assert.equal(stored.messages?.[0]?.content, '/remember The billing job runs at 03:00 marina time');
+    assert.match(stored.messages?.[1]?.content ?? '', new RegExp(created.id));
+
+    const undone = await vscode.commands.executeCommand<number>(UNDO_COMMAND, metadata.saved);
+    assert.equal(undone, 1);
+    assert.equal(await memory.memories.get(created.id), null);
+  });
+
+  it('/search lists matching memories in the same conversation, citing them', async () => {
+    const first = await sendChat('@memory /remember Harbor invoices are sent on the first Monday of the month');
+    const id = first.metadata!.saved!.created[0]!.id;
+    const { metadata } = await sendChat('@memory /search invoices Monday');
+    assert.equal(metadata?.conversationId, first.metadata?.conversationId, 'one conversation, one session');
+    assert.equal(metadata?.sessionId, first.metadata?.sessionId);
+    assert.ok(
+      metadata?.cited?.some((uri) => uri.includes(id)),
+      JSON.stringify(metadata?.cited),
+    );
+    assert.match(await lastReply(metadata!), new RegExp(id));
+    // Every turn so far is in the session: three turns, two messages each.
+    assert.equal((await session(metadata!)).messages?.length, 6);
+  });
+
+  it('/forget asks first and deletes nothing until the button is clicked', async () => {
+    const { metadata: saved } = await sendChat('@memory /remember The old staging host was harbor-old');
+    const id = saved!.saved!.created[0]!.id;
+    const { metadata } = await sendChat(`@memory /forget ${id}`);
+    const { memory } = await store();
+    assert.ok(await memory.memories.get(id), 'still there: nobody clicked Forget');
+    assert.match(await lastReply(metadata!), /\[Forget\]/);
+  });
+
+  it('/history and /snapshot answer from the store', async () => {
+    const { memory, scope } = await store();
+    const [entity] = await memory.memories.save(scope.agentId, scope.userId, {
+      content: 'Berths are numbered by pontoon',
+    });
+    await memory.memories.update(entity.id, { content: 'Berths are numbered by pontoon and position' });
+    const history = await sendChat(`@memory /history ${entity.id}`);
+    assert.match(await lastReply(history.metadata!), /\*\*update\*\*[\s\S]*\*\*create\*\*/);
+
+    const label = `chat-${Date.now().toString(36)}`;
+    await sendChat(`@memory /snapshot ${label}`);
+    assert.ok((await memory.listSnapshots()).some((snapshot) => snapshot.label === label));
+  });
+
+  it('/ask answers from the documents with the chat model, citing the files', async () => {
+    const { memory, scope } = await store();
+    await waitFor(
+      'the sample documents to be synced',
+      async () => (await memory.rag.status(scope.agentId)).chunks > 0,
+      30_000,
+    );
+    const model = await fakeModel();
+    const before = model.requests.length;
+    const { metadata } = await sendChat('@memory /ask Why is there an exclusion constraint for overlapping bookings?');
+    const request = model.requests.at(-1);
+    assert.ok(model.requests.length > before && request, 'the fake model was asked');
+    const prompt = request.messages.map((m) => m.text).join('\n');
+    assert.match(prompt, /Sources:/);
+    assert.match(prompt, /docs\/decisions\.md/);
+    assert.match(await lastReply(metadata!), /^FAKE ANSWER: see \[1\] /);
+    assert.ok(
+      metadata?.cited?.some((uri) => /^file:.*\/docs\/decisions\.md#\d+$/.test(uri)),
+      `a file location is cited: ${JSON.stringify(metadata?.cited)}`,
+    );
+    await screenshot('chat');
+  });
+
+  it('a prompt without a command is answered from recall by the chat model', async () => {
+    const { metadata } = await sendChat('@memory The nightly job rebuilds the search index at 02:00');
+    assert.match(await lastReply(metadata!), /^FAKE RECALL ANSWER to: The nightly job rebuilds/);
+    await sendChat('@memory I prefer short answers with commands to copy');
+  });
+
+  it('/mine extracts memories and profile facts from this conversation, with undo', async () => {
+    const { metadata } = await sendChat('@memory /mine');
+    assert.ok(metadata?.saved, JSON.stringify(metadata));
+    const { memory } = await store();
+    const created = await Promise.all(metadata.saved.created.map(({ id }) => memory.get(id)));
+    const contents = created.map((entity) => entity?.content ?? '');
+    assert.ok(contents.includes('The nightly job rebuilds the search index at 02:00'), JSON.stringify(contents));
+    const mined = created.find((entity) => entity?.content.startsWith('The nightly job')) as MemoryEntity;
+    assert.equal(mined.sourceSession, metadata.sessionId, 'the memory names the session it came from');
+    const profiles = [...metadata.saved.created, ...metadata.saved.updated].filter((item) => item.type === 'profile');
+    assert.equal(profiles.length, 1, 'the preference went to the profile');
+    assert.match((await memory.get(profiles[0]!.id))?.content ?? '', /I prefer short answers/);
+    assert.equal((await session(metadata)).mined, true);
+
+    await vscode.commands.executeCommand(UNDO_COMMAND, metadata.saved);
+    assert.equal(await memory.memories.get(mined.id), null);
+  });
+
+  it('/consolidate shows a plan first and changes nothing until it is applied', async () => {
+    const { memory, scope } = await store();
+    const [a] = await memory.memories.save(scope.agentId, scope.userId, {
+      content: 'Duplicate note: the cache keeps entries for 60 seconds',
+    });
+    const [b] = await memory.memories.save(scope.agentId, scope.userId, {
+      content: 'Duplicate note: cached entries expire after a minute',
+    });
+    const { metadata } = await sendChat('@memory /consolidate memory');
+    const plan = metadata?.plan as ConsolidationPlan | undefined;
+    assert.ok(plan, JSON.stringify(metadata));
+    assert.deepEqual(
+      plan.merges.map((merge) => [...merge.ids].sort()),
+      [[a.id, b.id].sort()],
+    );
+    assert.ok((await memory.memories.get(a.id)) && (await memory.memories.get(b.id)), 'a plan writes nothing');
+
+    await vscode.commands.executeCommand(APPLY_CONSOLIDATION_COMMAND, plan);
+    const left = [await memory.memories.get(a.id), await memory.memories.get(b.id)].filter(Boolean);
+    assert.equal(left.length, 1, 'merged into one');
+  });
+});

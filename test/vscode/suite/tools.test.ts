@@ -1,0 +1,107 @@
+// Every language model tool, called as any extension would through
+// vscode.lm.invokeTool, checked against the store. Destructive tools ask for
+// confirmation outside chat with a modal dialog, so those are invoked as
+// approved through the fake model extension (see fixtures/fake-model).
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { extensionApi, waitFor } from './extension-api';
+import { fakeModel, toolText } from './fake-model';
+
+async function invoke(name: string, input: object): Promise<string> {
+  return toolText(await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }));
+}
+
+async function invokeApproved(name: string, input: object): Promise<string> {
+  return toolText(await (await fakeModel()).invokeToolApproved(name, input));
+}
+
+function idIn(text: string, type: string): string {
+  const match = new RegExp(`\\b${type}-[0-9a-z]+`).exec(text);
+  assert.ok(match, `an id of a ${type} in: ${text}`);
+  return match[0];
+}
+
+describe('language model tools', () => {
+  let memoryId = '';
+
+  before(async () => {
+    await extensionApi();
+  });
+
+  it('every catalogue tool is registered', () => {
+    const names = vscode.lm.tools.map((tool) => tool.name);
+    for (const name of [
+      'memory_save',
+      'memory_search',
+      'memory_recall',
+      'memory_update',
+      'memory_forget',
+      'memory_history',
+      'skill_save',
+      'skill_search',
+      'docs_search',
+      'profile_get',
+      'profile_update',
+    ]) {
+      assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
+    }
+  });
+
+  it('memory_save, memory_search and memory_recall', async () => {
+    memoryId = idIn(
+      await invoke('memory_save', { content: 'Pontoon C is closed for dredging until May', tags: ['pontoon'] }),
+      'memory',
+    );
+    const { services } = await extensionApi();
+    assert.equal(
+      (await (await services.memory()).memories.get(memoryId))?.content,
+      'Pontoon C is closed for dredging until May',
+    );
+    assert.match(await invoke('memory_search', { query: 'pontoon dredging' }), new RegExp(memoryId));
+    assert.match(await invoke('memory_recall', { query: 'is pontoon C open?' }), /closed for dredging/);
+  });
+
+  it('memory_update, memory_history and memory_forget', async () => {
+    assert.match(
+      await invokeApproved('memory_update', { id: memoryId, content: 'Pontoon C reopens in June' }),
+      /Updated memory/,
+    );
+    const history = await invoke('memory_history', { id: memoryId });
+    assert.match(history, /update[\s\S]*create/);
+    assert.match(await invokeApproved('memory_forget', { id: memoryId }), /Forgot memory/);
+    const { services } = await extensionApi();
+    assert.equal(await (await services.memory()).memories.get(memoryId), null);
+  });
+
+  it('a bad argument reaches the caller as an error it can act on', async () => {
+    await assert.rejects(invoke('memory_history', { id: 'memory-doesnotexist' }), /NOT_FOUND/);
+  });
+
+  it('skill_save and skill_search', async () => {
+    const id = idIn(
+      await invoke('skill_save', {
+        content: 'To haul out a boat: 1. book the travel lift 2. empty the tanks',
+        category: 'procedure',
+      }),
+      'skill',
+    );
+    assert.match(await invoke('skill_search', { query: 'haul out travel lift' }), new RegExp(id));
+  });
+
+  it('docs_search finds the synced sample documents', async () => {
+    const text = await waitFor(
+      'the documents to be searchable',
+      async () => {
+        const found = await invoke('docs_search', { query: 'exclusion constraint overlapping bookings' });
+        return /decisions\.md/.test(found) && found;
+      },
+      30_000,
+    );
+    assert.match(text, /docs\/decisions\.md/);
+  });
+
+  it('profile_update and profile_get', async () => {
+    assert.match(await invokeApproved('profile_update', { content: 'Harbor master; prefers metric units' }), /profile/);
+    assert.match(await invoke('profile_get', {}), /prefers metric units/);
+  });
+});
