@@ -140,7 +140,9 @@ describe('memory commands', () => {
     });
     await screenshot('search', 800);
     await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
-    assert.deepEqual([...new Set(items.map((item) => item.entity.type))].sort(), ['memory', 'skill']);
+    // Synced workspace docs may match too; the memory and the skill must be there.
+    const types = new Set(items.map((item) => item.entity.type));
+    assert.ok(types.has('memory') && types.has('skill'), [...types].join(', '));
     const recall = await vscode.commands.executeCommand<{ formatted: string; items: unknown[] }>(
       'workspaceMemory.previewRecall',
       { query: 'how do feature flags work' },
