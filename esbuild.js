@@ -1,11 +1,27 @@
 // Bundles the extension, the CLI, the MCP server and the core library into dist/.
 // `node esbuild.js --watch` rebuilds on change; `--production` minifies.
+const path = require('node:path');
 const esbuild = require('esbuild');
 
 const { version } = require('./package.json');
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
+
+/**
+ * zod's `z.locales` namespace pulls in every language it ships; we use only
+ * its default English, so its locales index resolves to src/core/zod-locales.ts.
+ * @type {import('esbuild').Plugin}
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    const shim = path.join(__dirname, 'src', 'core', 'zod-locales.ts');
+    build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${path.sep}node_modules${path.sep}zod${path.sep}`) ? { path: shim } : undefined,
+    );
+  },
+};
 
 /** @type {import('esbuild').BuildOptions} */
 const common = {
@@ -19,12 +35,17 @@ const common = {
   minify: production,
   external: ['vscode'],
   logLevel: 'warning',
+  plugins: [zodEnglishOnly],
 };
 
 const builds = [
   { ...common, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' },
   // The store runs in this worker inside VS Code: node:sqlite is synchronous.
-  { ...common, entryPoints: { worker: 'src/extension/store/worker.ts' }, outdir: 'dist' },
+  {
+    ...common,
+    entryPoints: { worker: 'src/extension/store/worker.ts', 'store-worker': 'src/extension/store/store-worker.ts' },
+    outdir: 'dist',
+  },
   { ...common, entryPoints: { core: 'src/core/index.ts' }, outdir: 'dist' },
   {
     ...common,

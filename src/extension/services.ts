@@ -79,6 +79,7 @@ export class StoreService implements Services, vscode.Disposable {
         dir,
         options: { author: this.scope().userId ?? 'vscode' },
         pollMs: EXTERNAL_POLL_MS,
+        compileCacheDir: vscode.Uri.joinPath(this.context.globalStorageUri, 'compile-cache').fsPath,
       });
       client.onDidChange((change) => this.changes.fire(change));
       this.log.info(`Store open at ${dir} (${(performance.now() - started).toFixed(1)} ms)`);

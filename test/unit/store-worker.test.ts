@@ -81,6 +81,21 @@ describe('store worker', () => {
     assert.equal((await external).origin, 'external');
   });
 
+  it('reports a bulk write in a few messages, not one per entity', async () => {
+    const seen: StoreChange[] = [];
+    const subscription = client.onDidChange((change) => seen.push(change));
+    const items = Array.from({ length: 2000 }, (_, i) => ({
+      agentId: 'agent',
+      input: { content: `bulk memory ${i}` },
+    }));
+    await client.memory.memories.saveMany(items);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    subscription.dispose();
+    assert.ok(seen.length >= 1 && seen.length <= 3, `${seen.length} change messages`);
+    // Too many ids to list: the message says "everything changed".
+    assert.deepEqual(seen.at(-1)!.entityIds, []);
+  });
+
   it('relays progress of long work and cancels it', async () => {
     const docs = tempDir('wm-docs-');
     for (let i = 0; i < 60; i++)

@@ -37,7 +37,7 @@ async function main() {
       'bundle-only': { type: 'boolean', default: false },
     },
   });
-  const runs = values.run ? RUNS.filter((run) => values.run.includes(run.name)) : RUNS;
+  const runs = values.run ? RUNS.filter((run) => values.run.includes(run.name)) : RUNS.filter((run) => !run.optional);
   if (runs.length === 0) throw new Error(`no run named ${values.run.join(', ')}; runs: ${RUNS.map((r) => r.name)}`);
   if (!values['no-build']) buildExtension();
   if (values['bundle-only']) {
@@ -103,6 +103,8 @@ async function attempt(run, diagnostics, started, options) {
   diagnostics.files.push(['browser console', path.join(sandbox.logs, 'browser.log')]);
   const folder = copyWorkspace(sandbox, path.join(repoRoot, run.workspace));
   installExtensions(sandbox, run.extensions ?? []);
+  // A run may set up its workspace first (stores, documents) and hand the extension host variables.
+  const preparedEnv = run.prepare ? await run.prepare({ repoRoot, folder, log }) : {};
 
   let page;
   const harness = await startHarnessServer({ screenshotDir, getPage: () => page });
@@ -112,6 +114,7 @@ async function attempt(run, diagnostics, started, options) {
     sandbox,
     log,
     env: {
+      ...preparedEnv,
       WORKSPACE_MEMORY_TEST_HARNESS: harness.url,
       WORKSPACE_MEMORY_TEST_RUN: run.name,
       ...(options.grep ? { WORKSPACE_MEMORY_TEST_GREP: options.grep } : {}),

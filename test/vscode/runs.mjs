@@ -7,6 +7,8 @@
 // restricted run turns it on, with no start-up prompt, which leaves the
 // folder in Restricted Mode.
 
+import { prepareMeasure } from './measure/prepare.mjs';
+
 export const RUNS = [
   {
     name: 'main',
@@ -16,6 +18,20 @@ export const RUNS = [
     extensions: ['test/vscode/fixtures/fake-model'],
     settings: {
       'security.workspace.trust.enabled': false,
+    },
+  },
+  {
+    // Not part of `npm test`: `npm run bench:vscode` runs it (see test/vscode/measure/).
+    name: 'measure',
+    optional: true,
+    tests: 'test/vscode/measure/**/*.test.ts',
+    workspace: 'samples/workspace',
+    prepare: prepareMeasure,
+    settings: {
+      'security.workspace.trust.enabled': false,
+      'workspaceMemory.storePath': '.bench/store-10k',
+      'workspaceMemory.userId': 'bench',
+      'workspaceMemory.docSync.enabled': false,
     },
   },
   {

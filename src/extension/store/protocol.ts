@@ -12,6 +12,8 @@ export interface WorkerInit {
   options: Pick<MemoryOptions, 'author' | 'synonyms' | 'scoring' | 'dedupThreshold'>;
   /** How often to look for commits by other processes (the CLI, the MCP server). */
   pollMs: number;
+  /** Where V8 may cache the compiled store code between starts (see worker.ts). */
+  compileCacheDir?: string;
 }
 
 export type Request =

@@ -28,7 +28,10 @@ function ms(value: number): string {
   return `${value.toFixed(1)} ms`;
 }
 
-describe('extension host cost', () => {
+describe('extension host cost', function () {
+  // A full doc sync and a 100k store take longer than a test's usual minute.
+  this.timeout(900_000);
+
   it('activation to ready, and the first search, with a 10k-entity store', async () => {
     const { startup, services } = await extensionApi();
     const readyMs = await startup.ready;
@@ -47,22 +50,20 @@ describe('extension host cost', () => {
   });
 
   it('the longest event-loop block during a full doc sync', async () => {
-    const { services } = await extensionApi();
+    const { services, docSync } = await extensionApi();
     const config = vscode.workspace.getConfiguration('workspaceMemory');
     const before = performance.now();
+    let sawSyncing = false;
+    const watching = docSync.onDidChange((status) => (sawSyncing ||= status.state === 'syncing'));
     const { maxMs, p99Ms, value } = await longestBlock(async () => {
-      // Doc sync starts when it is turned on; wait for it to ingest every document.
+      // Doc sync starts when it is turned on; wait until it has ingested everything.
       await config.update('docSync.enabled', true, vscode.ConfigurationTarget.Workspace);
-      return waitFor(
-        'the doc sync to finish',
-        async () => {
-          const status = await (await services.memory()).rag.status(services.scope().agentId);
-          return status.files >= Number(process.env.WORKSPACE_MEMORY_MEASURE_DOCS ?? 1) ? status : undefined;
-        },
-        600_000,
-      );
+      await waitFor('the doc sync to finish', () => sawSyncing && docSync.status.state === 'idle', 900_000);
+      return (await services.memory()).rag.status(services.scope().agentId);
     });
+    watching.dispose();
     const seconds = (performance.now() - before) / 1000;
+    assert.ok(value.files > 1000, `${value.files} files ingested`);
     await report(
       `[measure] full doc sync of ${value.files} files (${value.chunks} chunks) in ${seconds.toFixed(1)} s: longest event-loop block ${ms(maxMs)}, p99 ${ms(p99Ms)}`,
     );

@@ -1,0 +1,133 @@
+/**
+ * The store's thread. node:sqlite is synchronous and the extension host is
+ * shared by every extension, so the database lives here and the extension
+ * talks to it with messages (see client.ts).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { isMemoryError } from '../../core/errors';
+import { Memory } from '../../core/memory';
+import { type WorkerMethods, workerMethods } from './methods';
+import { ChangeBatcher, throttle } from './batching';
+import type { Request, Response, SerializedError, WorkerInit } from './protocol';
+
+const port = parentPort;
+if (!port) throw new Error('worker.ts runs only as a worker thread.');
+const init = workerData as WorkerInit;
+
+/** Namespaces and facade methods a caller may reach; anything else is refused. */
+const NAMESPACES = new Set(['memories', 'skills', 'knowledge', 'sessions', 'profiles', 'rag', 'worker']);
+const FACADE = new Set([
+  'get',
+  'history',
+  'snapshot',
+  'listSnapshots',
+  'restore',
+  'recall',
+  'rebuildIndex',
+  'verify',
+  'stats',
+  'cleanup',
+  'dataVersion',
+]);
+
+function post(message: Response): void {
+  port!.postMessage(message);
+}
+
+function serialize(error: unknown): SerializedError {
+  if (isMemoryError(error)) return { name: error.name, message: error.message, code: error.code };
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  return { name: 'Error', message: String(error) };
+}
+
+function resolve(memory: Memory, extras: WorkerMethods, method: string): (...args: unknown[]) => unknown {
+  const [head, name, ...rest] = method.split('.');
+  const refuse = () => new Error(`The store has no method "${method}".`);
+  if (rest.length > 0 || !head) throw refuse();
+  if (name === undefined) {
+    if (!FACADE.has(head)) throw refuse();
+    const fn = (memory as unknown as Record<string, unknown>)[head];
+    if (typeof fn !== 'function') throw refuse();
+    return fn.bind(memory) as (...args: unknown[]) => unknown;
+  }
+  if (!NAMESPACES.has(head) || name.startsWith('_') || name === 'constructor') throw refuse();
+  const target = (head === 'worker' ? extras : (memory as unknown as Record<string, unknown>)[head]) as Record<
+    string,
+    unknown
+  >;
+  const fn = target?.[name];
+  if (typeof fn !== 'function') throw refuse();
+  return (fn as (...args: unknown[]) => unknown).bind(target);
+}
+
+async function main(): Promise<void> {
+  let memory: Memory;
+  try {
+    memory = await Memory.open({ dir: init.dir, ...init.options, onWarning: () => {} });
+  } catch (error) {
+    post({ kind: 'failed', error: serialize(error) });
+    return;
+  }
+  const extras = workerMethods(memory);
+  const running = new Map<number, AbortController>();
+
+  // Local writes are reported as they commit. data_version moves only on
+  // commits by other connections, so the poll sees exactly those.
+  let lastVersion = memory.dataVersion();
+  const changes = new ChangeBatcher(post);
+  memory.on('entity:save', ({ entity }) => changes.add(entity.id));
+  memory.on('entity:update', ({ entity }) => changes.add(entity.id));
+  memory.on('entity:delete', ({ entityId }) => changes.add(entityId));
+  memory.on('store:replaced', () => changes.everything());
+  const poll = setInterval(() => {
+    if (memory.closed) return;
+    const version = memory.dataVersion();
+    if (version !== lastVersion) {
+      lastVersion = version;
+      post({ kind: 'changed', origin: 'external', entityIds: [] });
+    }
+  }, init.pollMs);
+
+  async function call(request: Extract<Request, { kind: 'call' }>): Promise<void> {
+    const controller = new AbortController();
+    running.set(request.id, controller);
+    try {
+      const fn = resolve(memory, extras, request.method);
+      const args = [...request.args];
+      if (request.task) {
+        // Long work gets progress reports and can be cancelled: both are
+        // options of the core's long operations.
+        const last = args.length - 1;
+        const options = (args[last] ?? {}) as Record<string, unknown>;
+        args[last] = {
+          ...options,
+          signal: controller.signal,
+          onProgress: throttle((value: unknown) => post({ kind: 'progress', id: request.id, value })),
+        };
+      }
+      const value = await fn(...args);
+      post({ kind: 'result', id: request.id, value });
+    } catch (error) {
+      post({ kind: 'error', id: request.id, error: serialize(error) });
+    } finally {
+      running.delete(request.id);
+    }
+  }
+
+  port!.on('message', (request: Request) => {
+    if (request.kind === 'call') void call(request);
+    else if (request.kind === 'cancel') running.get(request.id)?.abort();
+    else if (request.kind === 'close') {
+      clearInterval(poll);
+      changes.flush();
+      for (const controller of running.values()) controller.abort();
+      void memory.close().finally(() => {
+        post({ kind: 'closed' });
+        port!.close();
+      });
+    }
+  });
+  post({ kind: 'ready' });
+}
+
+void main();
