@@ -2,7 +2,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { createHash } from 'node:crypto';
 import { Memory } from '../../src/core/memory';
+import { commitHash } from '../../src/core/store/entity-store';
+import { canonicalJson, sha256 } from '../../src/core/store/hashing';
 import { FakeClock, openTemp, rejectsWith } from './helpers';
 
 /** Opens the store's file directly, as an attacker or a disk fault would change it. */
@@ -11,6 +14,39 @@ function tamper(dir: string, sql: string): void {
   db.exec(sql);
   db.close();
 }
+
+describe('hashing', () => {
+  it('serializes canonically: sorted keys at every depth, undefined members dropped, arrays kept in order', () => {
+    const value = {
+      b: [3, undefined, { d: 1, c: undefined }],
+      a: 'é"x',
+      n: null,
+      nested: [[{ z: 1, y: [2, 1] }]],
+      u: undefined,
+    };
+    assert.equal(canonicalJson(value), '{"a":"é\\"x","b":[3,null,{"d":1}],"n":null,"nested":[[{"y":[2,1],"z":1}]]}');
+    assert.equal(canonicalJson({ y: 1, x: 2 }), canonicalJson({ x: 2, y: 1 }));
+  });
+
+  it('hashes UTF-8 text as SHA-256 hex', () => {
+    assert.equal(sha256('héllo'), createHash('sha256').update('héllo', 'utf8').digest('hex'));
+  });
+
+  it('hashes a commit as the SHA-256 of its canonical JSON', () => {
+    for (const parent of [null, 'a'.repeat(64)]) {
+      const fields = {
+        entityId: 'memory-1',
+        parent,
+        object: parent ? null : 'b'.repeat(64),
+        time: '2025-01-01T00:00:00.000Z',
+        author: 'ana "the" dev',
+        message: 'update memory',
+        op: 'update' as const,
+      };
+      assert.equal(commitHash(fields), sha256(canonicalJson(fields)));
+    }
+  });
+});
 
 describe('verify', () => {
   let memory: Memory;

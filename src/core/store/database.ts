@@ -113,7 +113,9 @@ export class Database {
   transaction<T>(work: () => T): T {
     if (this.inTransaction) return work();
     try {
-      this.exec('BEGIN IMMEDIATE');
+      // Prepared once like any other statement: exec() would parse and plan
+      // BEGIN and COMMIT again on every write.
+      this.statement('BEGIN IMMEDIATE').run();
     } catch (error) {
       throw translateSqliteError(error);
     }
@@ -121,11 +123,11 @@ export class Database {
     try {
       const result = work();
       for (const { state, flush } of this.deferred.values()) flush(state);
-      this.exec('COMMIT');
+      this.statement('COMMIT').run();
       return result;
     } catch (error) {
       try {
-        this.exec('ROLLBACK');
+        this.statement('ROLLBACK').run();
       } catch {
         // The transaction is already gone (SQLite rolled it back itself).
       }
