@@ -11,7 +11,7 @@ import { registerMemoryFileSystem } from './extension/documents/memory-fs';
 import { type Services, StoreService } from './extension/services';
 import { registerStatusBar } from './extension/status/status-bar';
 import { registerTools } from './extension/tools';
-import { registerMcpServer } from './extension/mcp';
+import { mcpServerDefinition, registerMcpServer } from './extension/mcp';
 import { type Views, registerViews } from './extension/views';
 
 /** What `activate` returns: the extension's services and views, for the integration tests and other extensions. */
@@ -19,6 +19,8 @@ export interface WorkspaceMemoryApi {
   services: Services;
   views: Views;
   docSync: DocSyncState;
+  /** The MCP server VS Code is offered for this workspace (command, arguments, environment). */
+  mcpServer: () => vscode.McpStdioServerDefinition;
   startup: Startup;
 }
 
@@ -78,7 +80,14 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
       return readyMs;
     });
   ready.catch((error: unknown) => service?.reportError(vscode.l10n.t('Opening the memory store'), error));
-  return { services: service, views, docSync, startup: { activateMs, ready, rssAtActivation } };
+  const services = service;
+  return {
+    services,
+    views,
+    docSync,
+    mcpServer: () => mcpServerDefinition(context, services),
+    startup: { activateMs, ready, rssAtActivation },
+  };
 }
 
 /** Closes the store (checkpointing its write-ahead log) before the host goes away. */

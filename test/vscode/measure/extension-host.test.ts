@@ -24,6 +24,12 @@ async function longestBlock<T>(work: () => Promise<T>): Promise<{ value: T; maxM
   }
 }
 
+/** The same measurement over an idle stretch: what VS Code's other work (built-in extensions indexing the workspace, say) costs the loop anyway. */
+async function idleBaseline(seconds = 5): Promise<number> {
+  const { maxMs } = await longestBlock(() => new Promise((resolve) => setTimeout(resolve, seconds * 1000)));
+  return maxMs;
+}
+
 function ms(value: number): string {
   return `${value.toFixed(1)} ms`;
 }
@@ -52,6 +58,7 @@ describe('extension host cost', function () {
   it('the longest event-loop block during a full doc sync', async () => {
     const { services, docSync } = await extensionApi();
     const config = vscode.workspace.getConfiguration('workspaceMemory');
+    const idleMs = await idleBaseline();
     const before = performance.now();
     let sawSyncing = false;
     const watching = docSync.onDidChange((status) => (sawSyncing ||= status.state === 'syncing'));
@@ -65,7 +72,7 @@ describe('extension host cost', function () {
     const seconds = (performance.now() - before) / 1000;
     assert.ok(value.files > 1000, `${value.files} files ingested`);
     await report(
-      `[measure] full doc sync of ${value.files} files (${value.chunks} chunks) in ${seconds.toFixed(1)} s: longest event-loop block ${ms(maxMs)}, p99 ${ms(p99Ms)}`,
+      `[measure] full doc sync of ${value.files} files (${value.chunks} chunks) in ${seconds.toFixed(1)} s: longest event-loop block ${ms(maxMs)}, p99 ${ms(p99Ms)} (idle baseline just before: ${ms(idleMs)})`,
     );
   });
 
@@ -75,11 +82,22 @@ describe('extension host cost', function () {
     assert.ok(big, 'the harness names the 100k store');
     const config = vscode.workspace.getConfiguration('workspaceMemory');
     await config.update('docSync.enabled', false, vscode.ConfigurationTarget.Workspace);
+    // Switching stores restarts the worker: with the compile cache written by the first start, this is
+    // the time to ready of every later VS Code start.
+    const switched = performance.now();
     await config.update('storePath', big, vscode.ConfigurationTarget.Workspace);
-    const memory = await waitFor('the 100k store', async () => {
-      const candidate = await services.memory();
-      return (await candidate.stats()).memories >= 100_000 ? candidate : undefined;
-    });
+    const memory = await waitFor(
+      'the 100k store',
+      async () => {
+        const candidate = await services.memory();
+        return (await candidate.stats()).memories >= 100_000 ? candidate : undefined;
+      },
+      60_000,
+    );
+    await report(
+      `[measure] store switched to 100k and answering after ${ms(performance.now() - switched)} (worker restart, warm compile cache)`,
+    );
+    const idleMs = await idleBaseline();
     const { agentId, userId } = services.scope();
     const queries = [
       'deploy docker',
@@ -100,7 +118,7 @@ describe('extension host cost', function () {
     });
     times.sort((a, b) => a - b);
     await report(
-      `[measure] 200 searches + 20 recalls on 100k: longest event-loop block ${ms(maxMs)}, p99 ${ms(p99Ms)}; search round trip p50 ${ms(times[100]!)}, p95 ${ms(times[190]!)}`,
+      `[measure] 200 searches + 20 recalls on 100k: longest event-loop block ${ms(maxMs)}, p99 ${ms(p99Ms)} (idle baseline ${ms(idleMs)}); search round trip p50 ${ms(times[100]!)}, p95 ${ms(times[190]!)}`,
     );
     const { startup } = await extensionApi();
     await report(

@@ -1,0 +1,73 @@
+// The rest of the commands a user reaches from the editor and the palette,
+// and the MCP server VS Code is offered, run beside the extension on the
+// same store.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { MemoryEntity } from '../../../src/core/types';
+import { extensionApi, waitFor } from './extension-api';
+
+describe('editor and workspace commands', () => {
+  it('Save Selection as Memory saves the selected text, tagged with its language', async () => {
+    const document = await vscode.workspace.openTextDocument({
+      language: 'typescript',
+      content: 'const retries = 3;\n// Retries stop after three attempts, then the job is parked.\nexport {};\n',
+    });
+    const editor = await vscode.window.showTextDocument(document);
+    editor.selection = new vscode.Selection(1, 0, 1, document.lineAt(1).text.length);
+    const entity = await vscode.commands.executeCommand<MemoryEntity>('workspaceMemory.saveSelection');
+    assert.equal(entity.content, '// Retries stop after three attempts, then the job is parked.');
+    assert.deepEqual(entity.tags, ['typescript']);
+    const { services } = await extensionApi();
+    assert.ok(await (await services.memory()).memories.get(entity.id));
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('Sync Workspace Docs Now ingests the sample documents', async () => {
+    const { services } = await extensionApi();
+    await vscode.commands.executeCommand('workspaceMemory.syncDocs');
+    const status = await waitFor('the sample docs', async () => {
+      const current = await (await services.memory()).rag.status(services.scope().agentId);
+      return current.files >= 4 ? current : undefined;
+    });
+    const paths = status.documents.map((d) => d.path);
+    for (const expected of ['README.md', 'CONTRIBUTING.md', 'docs/architecture.md', 'docs/decisions.md']) {
+      assert.ok(paths.includes(expected), `${expected} in ${paths.join(', ')}`);
+    }
+  });
+});
+
+describe('MCP server definition', () => {
+  it('starts the workspace store over MCP; its writes reach the views', async () => {
+    const { mcpServer, services, views } = await extensionApi();
+    const definition = mcpServer();
+    assert.ok(definition.args.includes(services.storeDir()), definition.args.join(' '));
+    const client = new Client({ name: 'integration-test', version: '1.0.0' });
+    const env = Object.fromEntries(
+      Object.entries({ ...process.env, ...definition.env }).filter(
+        (entry): entry is [string, string] => typeof entry[1] === 'string',
+      ),
+    );
+    await client.connect(new StdioClientTransport({ command: definition.command, args: definition.args, env }));
+    try {
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((tool) => tool.name === 'memory_save'));
+      const result = await client.callTool({
+        name: 'memory_save',
+        arguments: { content: 'Saved by an MCP client', tags: ['mcp'] },
+      });
+      assert.notEqual(result.isError, true, JSON.stringify(result.content));
+    } finally {
+      await client.close();
+    }
+    await waitFor('the view to show the MCP write', async () => {
+      const types = await views.collections.getChildren();
+      const memories = types.find((n) => n.kind === 'type' && n.type === 'memory');
+      if (!memories) return false;
+      const scopes = await views.collections.getChildren(memories);
+      const rows = (await Promise.all(scopes.map((scope) => views.collections.getChildren(scope)))).flat();
+      return rows.some((row) => row.kind === 'entity' && row.entity.content === 'Saved by an MCP client');
+    });
+  });
+});
