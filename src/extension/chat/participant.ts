@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import { isMemoryError } from '../../core/errors';
 import type { Services } from '../services';
+import { AutoMiner } from './auto-mine';
 import { registerChatActions } from './actions';
 import { consolidateCommand, mine } from './ai-commands';
 import { answerFromRecall, ask } from './answer-commands';
@@ -66,6 +67,7 @@ function showFailure(services: Services, reply: Reply, command: string | undefin
 async function handle(
   services: Services,
   log: ConversationLog,
+  autoMiner: AutoMiner,
   request: vscode.ChatRequest,
   chat: vscode.ChatContext,
   stream: vscode.ChatResponseStream,
@@ -97,6 +99,7 @@ async function handle(
       request: requestText(request.command, request.prompt),
       reply: reply.text(),
     });
+    autoMiner.sessionSaved(metadata.sessionId, request.model);
   } catch (error) {
     services.log.warn(`@memory: could not store the conversation: ${(error as Error).message}`);
     reply.markdown(
@@ -129,11 +132,12 @@ function followups(result: vscode.ChatResult): vscode.ChatFollowup[] {
 /** Registers @memory and the commands behind its reply buttons. */
 export function registerChatParticipant(context: vscode.ExtensionContext, services: Services): void {
   const log = new ConversationLog(services);
+  const autoMiner = new AutoMiner(services);
   const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, chat, stream, token) =>
-    handle(services, log, request, chat, stream, token),
+    handle(services, log, autoMiner, request, chat, stream, token),
   );
   participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.png');
   participant.followupProvider = { provideFollowups: (result) => followups(result) };
-  context.subscriptions.push(participant);
+  context.subscriptions.push(participant, autoMiner);
   registerChatActions(context, services);
 }

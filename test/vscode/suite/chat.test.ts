@@ -144,6 +144,25 @@ describe('@memory chat participant', function () {
     assert.equal(await memory.memories.get(mined.id), null);
   });
 
+  it('mines a quiet conversation by itself when auto-mining is on', async () => {
+    const config = vscode.workspace.getConfiguration('workspaceMemory');
+    await config.update('mining.auto', true, vscode.ConfigurationTarget.Workspace);
+    await config.update('mining.autoDelaySeconds', 1, vscode.ConfigurationTarget.Workspace);
+    try {
+      await vscode.commands.executeCommand('workbench.action.chat.newChat');
+      const { metadata } = await sendChat('@memory I prefer dark themes in every editor');
+      const { memory, scope } = await store();
+      await waitFor('the auto-mined profile fact', async () => {
+        const profile = await memory.profiles.getByUser(scope.agentId, scope.userId!);
+        return /I prefer dark themes/.test(profile?.content ?? '');
+      });
+      assert.equal((await session(metadata!)).mined, true);
+    } finally {
+      await config.update('mining.auto', undefined, vscode.ConfigurationTarget.Workspace);
+      await config.update('mining.autoDelaySeconds', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
   it('/consolidate shows a plan first and changes nothing until it is applied', async () => {
     const { memory, scope } = await store();
     const [a] = await memory.memories.save(scope.agentId, scope.userId, {
