@@ -6,9 +6,21 @@ import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { MemoryEntity } from '../../../src/core/types';
-import { extensionApi, waitFor } from './extension-api';
+import { EXTENSION_ID, extensionApi, waitFor } from './extension-api';
 
 describe('editor and workspace commands', () => {
+  it('registers every command the manifest declares', async () => {
+    await extensionApi();
+    const declared = (
+      vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as { contributes: { commands: { command: string }[] } }
+    ).contributes.commands.map((c) => c.command);
+    const registered = new Set(await vscode.commands.getCommands(true));
+    assert.deepEqual(
+      declared.filter((command) => !registered.has(command)),
+      [],
+    );
+  });
+
   it('Save Selection as Memory saves the selected text, tagged with its language', async () => {
     const document = await vscode.workspace.openTextDocument({
       language: 'typescript',
