@@ -28,7 +28,7 @@ export interface WorkspaceMemoryApi {
 export interface Startup {
   /** Milliseconds `activate` itself took (registrations only). */
   activateMs: number;
-  /** Resolves with the milliseconds from activation to a store that answers (opened in its worker, counted). */
+  /** Resolves with the milliseconds from activation to a store that answers (opened in its worker, first query answered). */
   ready: Promise<number>;
   /** The extension host's resident memory when activation began, in bytes. */
   rssAtActivation: number;
@@ -73,7 +73,7 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
   // Open the store now, in its worker, so the first search does not wait for it.
   const ready = service
     .memory()
-    .then((memory) => memory.stats())
+    .then((memory) => memory.dataVersion())
     .then(() => {
       const readyMs = performance.now() - started;
       log.info(`Activated in ${activateMs.toFixed(1)} ms; store ready after ${readyMs.toFixed(1)} ms`);
