@@ -82,7 +82,10 @@ export class StoreService implements Services, vscode.Disposable {
         compileCacheDir: vscode.Uri.joinPath(this.context.globalStorageUri, 'compile-cache').fsPath,
       });
       client.onDidChange((change) => this.changes.fire(change));
-      this.log.info(`Store open at ${dir} (${(performance.now() - started).toFixed(1)} ms)`);
+      const { thread, load, open, delivery } = client.startup;
+      this.log.info(
+        `Store open at ${dir} in ${(performance.now() - started).toFixed(0)} ms (thread ${thread}, code ${load}, open ${open}, message ${delivery})`,
+      );
       return client;
     } catch (error) {
       // Forget the failure so the next use tries again (after the user fixed the setting, say).

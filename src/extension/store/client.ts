@@ -39,6 +39,18 @@ export interface StoreChange {
   entityIds: string[];
 }
 
+/** How long each step of starting the store took, in ms. */
+export interface StartupTimings {
+  /** Creating the thread, until its first line ran. */
+  thread: number;
+  /** Loading the store's code. */
+  load: number;
+  /** Opening the database. */
+  open: number;
+  /** Until the extension host handled the "ready" message (a busy host delays it). */
+  delivery: number;
+}
+
 export interface TaskOptions<P> {
   onProgress?: (progress: P) => void;
   signal?: AbortSignal;
@@ -65,7 +77,10 @@ export class StoreClient {
   private closed = false;
   private exitError: Error | undefined;
 
-  private constructor(private readonly worker: Worker) {
+  private constructor(
+    private readonly worker: Worker,
+    readonly startup: StartupTimings,
+  ) {
     this.memory = this.proxy();
     worker.on('message', (message: Response) => this.receive(message));
     worker.on('error', (error) => this.fail(error));
@@ -77,11 +92,21 @@ export class StoreClient {
 
   /** Starts the worker at `script` (dist/worker.js) and waits until the store is open. */
   static async start(script: string, init: WorkerInit): Promise<StoreClient> {
+    const started = Date.now();
     const worker = new Worker(script, { workerData: init });
+    let startup: StartupTimings | undefined;
     await new Promise<void>((resolve, reject) => {
       const onMessage = (message: Response) => {
-        if (message.kind === 'ready') finish();
-        else if (message.kind === 'failed') finish(revive(message.error));
+        if (message.kind === 'ready') {
+          const { booted, loaded, opened } = message.timings;
+          startup = {
+            thread: booted - started,
+            load: loaded - booted,
+            open: opened - loaded,
+            delivery: Date.now() - opened,
+          };
+          finish();
+        } else if (message.kind === 'failed') finish(revive(message.error));
       };
       const onError = (error: Error) => finish(error);
       const onExit = (code: number) =>
@@ -95,7 +120,7 @@ export class StoreClient {
       };
       worker.on('message', onMessage).on('error', onError).on('exit', onExit);
     });
-    return new StoreClient(worker);
+    return new StoreClient(worker, startup!);
   }
 
   /** Calls `method` ("memories.save", "stats", "worker.searchAll"…) in the worker. */

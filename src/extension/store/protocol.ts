@@ -21,6 +21,16 @@ export type Request =
   | { kind: 'cancel'; id: number }
   | { kind: 'close' };
 
+/** Wall-clock times (ms since the epoch) of the worker's start-up, for the log and the benchmarks. */
+export interface WorkerTimings {
+  /** The thread ran its first line (worker.ts). */
+  booted: number;
+  /** The store's code was loaded (store-worker.ts began). */
+  loaded: number;
+  /** The database was open. */
+  opened: number;
+}
+
 export interface SerializedError {
   name: string;
   message: string;
@@ -31,7 +41,7 @@ export interface SerializedError {
 export type ChangeOrigin = 'local' | 'external';
 
 export type Response =
-  | { kind: 'ready' }
+  | { kind: 'ready'; timings: WorkerTimings }
   | { kind: 'failed'; error: SerializedError }
   | { kind: 'result'; id: number; value: unknown }
   | { kind: 'error'; id: number; error: SerializedError }

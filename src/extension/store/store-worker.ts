@@ -60,7 +60,8 @@ function resolve(memory: Memory, extras: WorkerMethods, method: string): (...arg
   return (fn as (...args: unknown[]) => unknown).bind(target);
 }
 
-async function main(): Promise<void> {
+async function main(booted: number): Promise<void> {
+  const loaded = Date.now();
   let memory: Memory;
   try {
     memory = await Memory.open({ dir: init.dir, ...init.options, onWarning: () => {} });
@@ -127,7 +128,10 @@ async function main(): Promise<void> {
       });
     }
   });
-  post({ kind: 'ready' });
+  post({ kind: 'ready', timings: { booted, loaded, opened: Date.now() } });
 }
 
-void main();
+/** Called by worker.ts once this module is loaded, with the time the thread began. */
+export function start(booted: number): void {
+  void main(booted);
+}

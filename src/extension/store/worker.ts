@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { workerData } from 'node:worker_threads';
 import type { WorkerInit } from './protocol';
 
+const booted = Date.now();
 const { compileCacheDir } = workerData as WorkerInit;
 if (compileCacheDir) {
   try {
@@ -21,4 +22,6 @@ if (compileCacheDir) {
   }
 }
 // A computed specifier, so esbuild leaves the store out of this bundle.
-void import(pathToFileURL(path.join(__dirname, ['store', 'worker.js'].join('-'))).href);
+void import(pathToFileURL(path.join(__dirname, ['store', 'worker.js'].join('-'))).href).then(
+  (store: { start(booted: number): void }) => store.start(booted),
+);
