@@ -110,8 +110,9 @@ describe('extension host cost', function () {
       },
       60_000,
     );
+    const restart = (await services.client()).startup;
     await report(
-      `[measure] store switched to 100k and answering after ${ms(performance.now() - switched)} (worker restart, warm compile cache)`,
+      `[measure] store switched to 100k and answering after ${ms(performance.now() - switched)} (worker restart, warm compile cache): thread ${restart.thread} ms, code ${restart.load} ms, open ${restart.open} ms, message ${restart.delivery} ms`,
     );
     const idleMs = await idleBaseline();
     const { agentId, userId } = services.scope();
