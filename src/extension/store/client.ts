@@ -182,7 +182,23 @@ export class StoreClient {
     });
   }
 
+  /**
+   * The longest time, in ms, one store message kept the host's event loop
+   * busy in this client and its listeners (tree refreshes, progress): the
+   * extension's own share of any block, for the log and the benchmarks.
+   */
+  longestHandlingMs = 0;
+
   private receive(message: Response): void {
+    const started = performance.now();
+    try {
+      this.dispatch(message);
+    } finally {
+      this.longestHandlingMs = Math.max(this.longestHandlingMs, performance.now() - started);
+    }
+  }
+
+  private dispatch(message: Response): void {
     switch (message.kind) {
       case 'result':
         this.pending.get(message.id)?.resolve(message.value);
