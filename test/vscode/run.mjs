@@ -2,7 +2,7 @@
 // the code-server package) with the extension under development, its web
 // workbench in headless Chromium, and the mocha suite in the extension host.
 //
-//   node test/vscode/run.mjs [--run main] [--grep text] [--keep] [--no-build] [--bundle-only]
+//   node test/vscode/run.mjs [--run main] [--grep text] [--keep] [--no-build] [--bundle-only] [--screenshots dir]
 //
 // --run picks runs by name (repeatable; default: all, see runs.mjs), --grep
 // filters tests by title, --keep leaves each run's temp folder (logs, the
@@ -25,7 +25,9 @@ import { COMMON_SETTINGS, RUNS } from './runs.mjs';
 
 const log = (line) => console.log(line);
 const timeoutMs = Number(process.env.VSCODE_TEST_TIMEOUT ?? 300) * 1000;
-const screenshotDir = path.resolve(repoRoot, process.env.VSCODE_SCREENSHOT_DIR ?? 'docs/screenshots');
+// Screenshots go to out/ (ignored) unless asked for where the README takes them from:
+// `npm run screenshots` (or --screenshots <dir>, or VSCODE_SCREENSHOT_DIR).
+let screenshotDir = path.resolve(repoRoot, process.env.VSCODE_SCREENSHOT_DIR ?? 'out/screenshots');
 
 async function main() {
   const { values } = parseArgs({
@@ -35,8 +37,10 @@ async function main() {
       keep: { type: 'boolean', default: false },
       'no-build': { type: 'boolean', default: false },
       'bundle-only': { type: 'boolean', default: false },
+      screenshots: { type: 'string' },
     },
   });
+  if (values.screenshots) screenshotDir = path.resolve(repoRoot, values.screenshots);
   const runs = values.run ? RUNS.filter((run) => values.run.includes(run.name)) : RUNS.filter((run) => !run.optional);
   if (runs.length === 0) throw new Error(`no run named ${values.run.join(', ')}; runs: ${RUNS.map((r) => r.name)}`);
   if (!values['no-build']) buildExtension();

@@ -68,7 +68,8 @@ export function reportResult(result: { passes: number; failures: number; pending
 }
 
 /**
- * Captures the workbench as docs/screenshots/<name>.png (letters, digits,
+ * Captures the workbench as <screenshot dir>/<name>.png (out/screenshots, or
+ * docs/screenshots with `npm run screenshots`; letters, digits,
  * `.`, `_`, `-`). Waits `delayMs` (default 500) for the workbench to paint
  * first. Resolves with the file written, or undefined without a harness.
  */
