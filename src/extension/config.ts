@@ -1,6 +1,8 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { SHARED_AGENT_ID } from '../core/types';
+import { LIMITS } from '../core/validation';
 
 /** Every setting lives under this section (see `contributes.configuration`). */
 export const SECTION = 'workspaceMemory';
@@ -10,12 +12,13 @@ export interface Scope {
   userId: string | undefined;
 }
 
-const UNSAFE_ID_CHARACTERS = /[/\\:\p{Cc}]|\.\./gu;
+/** What ids may not contain (see the core's validation): path separators, colons, `..`, control characters. */
+const UNSAFE_ID = /[/\\:\p{Cc}]|\.\./u;
 
 /** The OS user name, made a valid id: the default user of a workspace's memories and profile. */
 function defaultUser(): string | undefined {
   try {
-    return os.userInfo().username.replace(UNSAFE_ID_CHARACTERS, '-') || undefined;
+    return os.userInfo().username.replace(new RegExp(UNSAFE_ID.source, 'gu'), '-') || undefined;
   } catch {
     return undefined;
   }
@@ -29,7 +32,41 @@ export function currentScope(): Scope {
   const config = vscode.workspace.getConfiguration(SECTION);
   const agentId = config.get<string>('agentId')?.trim() || 'default';
   const userId = config.get<string>('userId')?.trim() || defaultUser();
-  return { agentId, userId };
+  const agentProblem = idProblem(agentId) ?? (agentId === SHARED_AGENT_ID ? 'is the shared scope' : undefined);
+  const userProblem = userId === undefined ? undefined : idProblem(userId);
+  if (agentProblem) warnOnce('agentId', agentId, agentProblem);
+  if (userProblem) warnOnce('userId', userId!, userProblem);
+  // A bad setting falls back to the default instead of failing every call.
+  return { agentId: agentProblem ? 'default' : agentId, userId: userProblem ? defaultUser() : userId };
+}
+
+function idProblem(id: string): string | undefined {
+  if (id.length > LIMITS.maxIdLength) return `is longer than ${LIMITS.maxIdLength} characters`;
+  return UNSAFE_ID.test(id) ? 'contains "/", "\\", ":", ".." or a control character' : undefined;
+}
+
+const warned = new Set<string>();
+
+function warnOnce(setting: string, value: string, problem: string): void {
+  const key = `${setting}=${value}`;
+  if (warned.has(key)) return;
+  warned.add(key);
+  const open = vscode.l10n.t('Open Settings');
+  void vscode.window
+    .showWarningMessage(
+      vscode.l10n.t(
+        'The setting {0}.{1} ("{2}") {3}; Workspace Memory uses the default instead.',
+        SECTION,
+        setting,
+        value,
+        problem,
+      ),
+      open,
+    )
+    .then(
+      (choice) =>
+        choice === open && vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.${setting}`),
+    );
 }
 
 /**
@@ -45,4 +82,10 @@ export function storeDirectory(context: vscode.ExtensionContext): string {
     return folder ? path.resolve(folder, expanded) : path.resolve(expanded);
   }
   return (context.storageUri ?? context.globalStorageUri).fsPath;
+}
+
+/** Recall's budget from the settings: Preview Recall and every @memory answer use the same one. */
+export function recallBudget(): { maxItems: number; maxChars: number } {
+  const config = vscode.workspace.getConfiguration(SECTION);
+  return { maxItems: config.get<number>('recall.maxItems', 20), maxChars: config.get<number>('recall.maxChars', 8000) };
 }

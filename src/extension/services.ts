@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { isMemoryError } from '../core/errors';
+import { MemoryError, isMemoryError } from '../core/errors';
 import { type Scope, SECTION, currentScope, storeDirectory } from './config';
 import { type RemoteMemory, type StoreChange, StoreClient } from './store/client';
 
@@ -26,6 +26,7 @@ export interface Services {
 
 export class StoreService implements Services, vscode.Disposable {
   private opening: Promise<StoreClient> | undefined;
+  private disposed = false;
   private readonly changes = new vscode.EventEmitter<StoreChange>();
   readonly onDidChangeStore = this.changes.event;
   private readonly disposables: vscode.Disposable[] = [this.changes];
@@ -53,7 +54,28 @@ export class StoreService implements Services, vscode.Disposable {
   }
 
   client(): Promise<StoreClient> {
-    this.opening ??= this.open();
+    if (this.disposed) {
+      return Promise.reject(new MemoryError('STORE_CLOSED', vscode.l10n.t('Workspace Memory is shutting down.')));
+    }
+    if (!this.opening) {
+      const attempt = this.open();
+      this.opening = attempt;
+      attempt.then(
+        (client) =>
+          client.onDidStop((code) => {
+            // A crashed worker is replaced on the next use; nothing else holds on to it.
+            if (this.opening !== attempt) return;
+            this.opening = undefined;
+            this.log.error(`The store's worker stopped unexpectedly (exit code ${code}); it restarts on next use.`);
+            this.changes.fire({ origin: 'local', entityIds: [] });
+          }),
+        () => {
+          // Forget the failure so the next use tries again (after the user fixed the setting, say),
+          // unless a newer attempt has taken its place meanwhile.
+          if (this.opening === attempt) this.opening = undefined;
+        },
+      );
+    }
     return this.opening;
   }
 
@@ -64,7 +86,8 @@ export class StoreService implements Services, vscode.Disposable {
   reportError(action: string, error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
     this.log.error(`${action}: ${message}${isMemoryError(error) ? ` [${error.code}]` : ''}`);
-    if (isMemoryError(error, 'CANCELLED')) return;
+    // Work cut short by shutting down is not the user's problem.
+    if (isMemoryError(error, 'CANCELLED') || this.disposed) return;
     const showLog = vscode.l10n.t('Show Log');
     void vscode.window
       .showErrorMessage(vscode.l10n.t('{0} failed: {1}', action, message), showLog)
@@ -88,8 +111,6 @@ export class StoreService implements Services, vscode.Disposable {
       );
       return client;
     } catch (error) {
-      // Forget the failure so the next use tries again (after the user fixed the setting, say).
-      this.opening = undefined;
       this.log.error(`Could not open the store at ${dir}: ${(error as Error).message}`);
       throw error;
     }
@@ -103,6 +124,7 @@ export class StoreService implements Services, vscode.Disposable {
   }
 
   async dispose(): Promise<void> {
+    this.disposed = true;
     this.disposables.forEach((d) => d.dispose());
     const previous = this.opening;
     this.opening = undefined;

@@ -159,6 +159,23 @@ describe('mcp entry points', function () {
     assert.match(unknown.stderr, /Usage/);
   });
 
+  it('--scoped-only serves only the agent-scoped tools, refusing store-wide ones', async () => {
+    const { client } = await connect([MCP, '--dir', dir, '--agent', 'a', '--scoped-only']);
+    try {
+      const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
+      assert.deepEqual(
+        names,
+        operationsFor('tool')
+          .map((op) => op.name)
+          .sort(),
+      );
+      const exported = (await client.callTool({ name: 'export', arguments: {} })) as CallToolResult;
+      assert.equal(exported.isError, true);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('`workspace-memory mcp` serves the same tools', async () => {
     const { client } = await connect([CLI, 'mcp', '--dir', dir, '--agent', 'a']);
     try {

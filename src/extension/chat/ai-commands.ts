@@ -113,7 +113,7 @@ function showPlan(reply: Reply, plan: ConsolidationPlan): void {
 export const consolidateCommand: CommandHandler = async (context): Promise<CommandOutcome | void> => {
   const { services, reply, request, signal } = context;
   const word = request.prompt.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
-  const target = TARGET_WORDS[word] ?? 'memory';
+  const target = Object.hasOwn(TARGET_WORDS, word) ? TARGET_WORDS[word]! : 'memory';
   const ai = await selectLanguageModel(request.model);
   const { agentId, userId } = services.scope();
   reply.progress(vscode.l10n.t('Reviewing {0} entries with {1}…', target, ai.label));

@@ -6,13 +6,12 @@ import * as vscode from 'vscode';
 import type { ChatMessage } from '../../core/ai/provider';
 import type { RecallItem } from '../../core/recall/recall';
 import { LanguageModelProvider } from '../ai/lm-provider';
+import { recallBudget } from '../config';
 import { type CommandContext, type CommandHandler, missingPrompt } from './command';
 import { historyMessages } from './conversation';
 
 /** Document chunks /ask reads. */
 const ASK_CHUNKS = 6;
-/** Tokens of memory context a question gets. */
-const CONTEXT_TOKENS = 3000;
 /** Earlier turns sent along, so a follow-up question ("and on Windows?") makes sense. */
 const HISTORY_TURNS = 6;
 
@@ -53,10 +52,7 @@ export const ask: CommandHandler = async (context) => {
   const { agentId, userId } = services.scope();
   const [documents, recalled] = await Promise.all([
     memory.rag.query(agentId, request.prompt, { limit: ASK_CHUNKS }),
-    memory.recall(agentId, userId, request.prompt, {
-      maxTokens: CONTEXT_TOKENS,
-      collections: ['memories', 'skills'],
-    }),
+    memory.recall(agentId, userId, request.prompt, { ...recallBudget(), collections: ['memories', 'skills'] }),
   ]);
   const sources: RecallItem[] = [
     ...documents.chunks.map((chunk): RecallItem => ({
@@ -70,7 +66,7 @@ export const ask: CommandHandler = async (context) => {
   if (sources.length === 0) {
     reply.markdown(
       vscode.l10n.t(
-        'Neither the workspace documents nor the memory have anything on this. Sync the documents (**Workspace Memory: Sync Documents**) or save what you know with `/remember`.',
+        'Neither the workspace documents nor the memory have anything on this. Sync the documents (**Memory: Sync Workspace Docs Now**) or save what you know with `/remember`.',
       ),
     );
     return;
@@ -89,9 +85,7 @@ export const answerFromRecall: CommandHandler = async (context) => {
   const { services, reply, request } = context;
   reply.progress(vscode.l10n.t('Recalling…'));
   const { agentId, userId } = services.scope();
-  const recalled = await (
-    await services.memory()
-  ).recall(agentId, userId, request.prompt, { maxTokens: CONTEXT_TOKENS });
+  const recalled = await (await services.memory()).recall(agentId, userId, request.prompt, recallBudget());
   for (const item of recalled.items) reply.reference(item.entity);
   if (recalled.profile) reply.reference(recalled.profile);
   const memoryContext = recalled.formatted || 'The memory holds nothing relevant to this request.';

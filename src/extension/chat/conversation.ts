@@ -90,11 +90,12 @@ export class ConversationLog {
   /** The conversation's session, if it was stored: by id, else by conversation id. */
   private async find(conversationId: string, sessionId?: string): Promise<SessionEntity | undefined> {
     const memory = await this.services.memory();
+    const { agentId, userId } = this.services.scope();
     if (sessionId) {
       const session = await memory.sessions.get(sessionId);
-      if (session) return session;
+      // After the agent or user setting changed, the conversation goes on in a session of the new scope.
+      if (session && session.agentId === agentId && session.userId === userId) return session;
     }
-    const { agentId, userId } = this.services.scope();
     const [first] = await memory.sessions.listByConversation(agentId, userId, conversationId);
     return first;
   }

@@ -98,6 +98,11 @@ function whenText(iso: string): string {
   return new Date(iso).toLocaleString(vscode.env.language, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
+/** Whether the current agent and user may see `entity`: their own, or the agent's entities with no user. */
+function ownedByScope(entity: Entity, scope: { agentId: string; userId?: string }): boolean {
+  return entity.agentId === scope.agentId && (!entity.userId || entity.userId === scope.userId);
+}
+
 /** /history <id or words>: every version of the entity, newest first, each linked to its read-only document. */
 export const history: CommandHandler = async (context) => {
   if (missingPrompt(context, vscode.l10n.t('Name the memory: its id, or words from it, e.g. `/history deploy`.')))
@@ -107,7 +112,7 @@ export const history: CommandHandler = async (context) => {
   const text = request.prompt.trim();
   // Any entity of this agent by id (skills and profiles have histories too), else the best matching memory.
   const byId: Entity | null = /^[a-z]+-[0-9a-z]+$/i.test(text) ? await memory.get(text) : null;
-  const target = byId && byId.agentId === services.scope().agentId ? byId : (await findMemories(context))[0];
+  const target = byId && ownedByScope(byId, services.scope()) ? byId : (await findMemories(context))[0];
   if (!target) {
     reply.markdown(vscode.l10n.t('No memory matches "{0}".', oneLine(text, 80)));
     return;
@@ -143,7 +148,7 @@ export const snapshot: CommandHandler = async (context) => {
   const size = `${(info.bytes / 1024).toFixed(0)} KB`;
   reply.markdown(
     vscode.l10n.t(
-      'Snapshot `{0}` taken{1}: {2} entities, {3}. Restore it with **Workspace Memory: Restore Snapshot**.',
+      'Snapshot `{0}` taken{1}: {2} entities, {3}. Restore it with **Memory: Restore Snapshot…**.',
       info.id,
       info.label ? ` (“${escape(info.label)}”)` : '',
       info.entities,

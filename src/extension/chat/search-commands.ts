@@ -1,12 +1,11 @@
 /** /recall and /search: what the memory holds about the prompt, read-only. */
 import * as vscode from 'vscode';
 import type { Entity } from '../../core/types';
+import { recallBudget } from '../config';
 import { type CommandHandler, missingPrompt } from './command';
 import { escape, oneLine } from './reply';
 
 const SEARCH_LIMIT = 10;
-/** Tokens of context /recall shows: enough to read, short enough to scan. */
-const RECALL_TOKENS = 2000;
 
 /** /recall <topic>: the context an agent would get for the topic, with each item cited. */
 export const recallCommand: CommandHandler = async (context) => {
@@ -14,7 +13,7 @@ export const recallCommand: CommandHandler = async (context) => {
   const { services, reply, request } = context;
   reply.progress(vscode.l10n.t('Recalling…'));
   const { agentId, userId } = services.scope();
-  const result = await (await services.memory()).recall(agentId, userId, request.prompt, { maxTokens: RECALL_TOKENS });
+  const result = await (await services.memory()).recall(agentId, userId, request.prompt, recallBudget());
   if (!result.formatted) {
     reply.markdown(
       vscode.l10n.t(

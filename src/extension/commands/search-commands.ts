@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Entity } from '../../core/types';
-import { SECTION } from '../config';
+import { recallBudget } from '../config';
 import { entityUri } from '../documents/uris';
 import type { Services } from '../services';
 import { openEntity, showMarkdown } from '../ui';
@@ -101,14 +101,8 @@ async function previewRecall(services: Services, options: { query?: string }) {
       validateInput: (value) => (value.trim() ? undefined : vscode.l10n.t('Type a query.')),
     }));
   if (!query) return;
-  const config = vscode.workspace.getConfiguration(SECTION);
   const { agentId, userId } = services.scope();
-  const result = await (
-    await services.memory()
-  ).recall(agentId, userId, query, {
-    maxItems: config.get<number>('recall.maxItems', 20),
-    maxChars: config.get<number>('recall.maxChars', 8000),
-  });
+  const result = await (await services.memory()).recall(agentId, userId, query, recallBudget());
   const header = vscode.l10n.t(
     '<!-- Recall for "{0}": {1} items, {2} characters, about {3} tokens. This is the context a model would receive. -->',
     query,

@@ -87,7 +87,7 @@ async function restoreSnapshot(services: Services, options: StoreCommandOptions)
 async function exportStore(services: Services, options: StoreCommandOptions) {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   const target = options.path
-    ? vscode.Uri.file(options.path)
+    ? vscode.Uri.file(path.resolve(options.path))
     : await vscode.window.showSaveDialog({
         title: vscode.l10n.t('Export Memory'),
         defaultUri: folder ? vscode.Uri.joinPath(folder, 'workspace-memory-export.json') : undefined,
@@ -110,13 +110,14 @@ async function exportStore(services: Services, options: StoreCommandOptions) {
 
 async function importStore(services: Services, options: StoreCommandOptions) {
   const [source] = options.path
-    ? [vscode.Uri.file(options.path)]
+    ? [vscode.Uri.file(path.resolve(options.path))]
     : ((await vscode.window.showOpenDialog({
         title: vscode.l10n.t('Import Memory'),
         canSelectMany: false,
         filters: { JSON: ['json'] },
       })) ?? []);
   if (!source) return;
+  if (source.scheme !== 'file') throw new Error(vscode.l10n.t("Import reads a file on this machine's disk."));
   const mode =
     options.skipExisting !== undefined
       ? { skipExisting: options.skipExisting }

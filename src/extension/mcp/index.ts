@@ -13,12 +13,25 @@ export function mcpServerDefinition(
   services: Services,
 ): vscode.McpStdioServerDefinition {
   const { agentId, userId } = services.scope();
-  const args = [context.asAbsolutePath('dist/mcp.js'), '--dir', services.storeDir(), '--agent', agentId];
+  // Agents get this workspace's own tools only: no store-wide export of other agents' memories.
+  const args = [
+    context.asAbsolutePath('dist/mcp.js'),
+    '--dir',
+    services.storeDir(),
+    '--agent',
+    agentId,
+    '--scoped-only',
+  ];
   if (userId) args.push('--user', userId);
   // In the desktop app the runtime is Electron: this makes it behave as Node.
-  return new vscode.McpStdioServerDefinition(vscode.l10n.t('Workspace Memory'), process.execPath, args, {
-    ELECTRON_RUN_AS_NODE: '1',
-  });
+  return new vscode.McpStdioServerDefinition(
+    vscode.l10n.t('Workspace Memory'),
+    process.execPath,
+    args,
+    { ELECTRON_RUN_AS_NODE: '1' },
+    // A new version makes VS Code refresh the tools it cached from the previous one.
+    String(context.extension.packageJSON.version),
+  );
 }
 
 export function registerMcpServer(context: vscode.ExtensionContext, services: Services): void {

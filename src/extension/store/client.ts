@@ -73,6 +73,7 @@ export class StoreClient {
   readonly memory: RemoteMemory;
   private readonly pending = new Map<number, Pending>();
   private readonly listeners = new Set<(change: StoreChange) => void>();
+  private readonly stopListeners = new Set<(exitCode: number) => void>();
   private nextId = 1;
   private closed = false;
   private exitError: Error | undefined;
@@ -85,8 +86,10 @@ export class StoreClient {
     worker.on('message', (message: Response) => this.receive(message));
     worker.on('error', (error) => this.fail(error));
     worker.on('exit', (code) => {
+      const unexpected = !this.closed;
       this.closed = true;
       this.fail(new MemoryError('STORE_CLOSED', `The store's worker stopped (exit code ${code}).`));
+      if (unexpected) for (const listener of [...this.stopListeners]) listener(code);
     });
   }
 
@@ -135,6 +138,12 @@ export class StoreClient {
    */
   task<T, P = unknown>(method: string, args: unknown[], options: TaskOptions<P> = {}): Promise<T> {
     return this.send(method, args, true, options as TaskOptions<unknown>) as Promise<T>;
+  }
+
+  /** The worker stopped without being closed (it crashed, or ran out of memory). */
+  onDidStop(listener: (exitCode: number) => void): { dispose(): void } {
+    this.stopListeners.add(listener);
+    return { dispose: () => this.stopListeners.delete(listener) };
   }
 
   onDidChange(listener: (change: StoreChange) => void): { dispose(): void } {

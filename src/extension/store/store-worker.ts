@@ -82,10 +82,14 @@ async function main(booted: number): Promise<void> {
   memory.on('store:replaced', () => changes.everything());
   const poll = setInterval(() => {
     if (memory.closed) return;
-    const version = memory.dataVersion();
-    if (version !== lastVersion) {
-      lastVersion = version;
-      post({ kind: 'changed', origin: 'external', entityIds: [] });
+    try {
+      const version = memory.dataVersion();
+      if (version !== lastVersion) {
+        lastVersion = version;
+        post({ kind: 'changed', origin: 'external', entityIds: [] });
+      }
+    } catch {
+      // A busy or briefly unreadable database: the next poll looks again; the worker must not die of it.
     }
   }, init.pollMs);
 

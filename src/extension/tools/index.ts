@@ -17,7 +17,10 @@ async function describeTarget(services: Services, input: ToolInput): Promise<str
   if (typeof input.id !== 'string') return '';
   try {
     const entity: Entity | null = await (await services.memory()).get(input.id);
-    return entity ? `\n\n> ${preview(entity.content)}` : '';
+    const { agentId, userId } = services.scope();
+    // Only this workspace's own entities are previewed; the call itself refuses any other.
+    const own = entity && entity.agentId === agentId && (!entity.userId || entity.userId === userId);
+    return own ? `\n\n> ${preview(entity.content)}` : '';
   } catch {
     return '';
   }

@@ -8,7 +8,13 @@ export function registerMcpCommand(program: Command, version: string): void {
     .description(
       'serve the store to an MCP client (Claude Code, Cursor, ...) over standard input and output; creates the store if missing',
     )
-    .action(async (options: ScopeOptions) => {
-      await serveStdio({ dir: options.dir, scope: { agentId: options.agent, userId: options.user }, version });
+    .option('--scoped-only', "serve only the agent's own tools (no store-wide stats, verify, export)", false)
+    .action(async (options: ScopeOptions & { scopedOnly: boolean }) => {
+      await serveStdio({
+        dir: options.dir,
+        scope: { agentId: options.agent, userId: options.user },
+        version,
+        scopedOnly: options.scopedOnly,
+      });
     });
 }

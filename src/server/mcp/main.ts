@@ -5,16 +5,17 @@ import { logToStderr, serveStdio } from './stdio';
 
 declare const PACKAGE_VERSION: string;
 
-const USAGE = `Usage: node dist/mcp.js [--dir <store>] [--agent <id>] [--user <id>]
+const USAGE = `Usage: node dist/mcp.js [--dir <store>] [--agent <id>] [--user <id>] [--scoped-only]
 
 Serves a Workspace Memory store over MCP on standard input and output.
   --dir    the store folder (default: $WORKSPACE_MEMORY_DIR or ./.workspace-memory)
   --agent  the agent whose memory the tools use (default: $WORKSPACE_MEMORY_AGENT or "default")
-  --user   the user, for user memories and the profile (default: $WORKSPACE_MEMORY_USER)`;
+  --user   the user, for user memories and the profile (default: $WORKSPACE_MEMORY_USER)
+  --scoped-only  serve only the agent's own tools (no store-wide stats, verify, export)`;
 
 /** `dist/mcp.js`: the MCP server as its own small entry point, for clients that start it with `node`. */
 async function main(argv: string[]): Promise<number> {
-  let values: { dir?: string; agent?: string; user?: string; help?: boolean };
+  let values: { dir?: string; agent?: string; user?: string; 'scoped-only'?: boolean; help?: boolean };
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -22,6 +23,7 @@ async function main(argv: string[]): Promise<number> {
         dir: { type: 'string' },
         agent: { type: 'string' },
         user: { type: 'string' },
+        'scoped-only': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -40,6 +42,7 @@ async function main(argv: string[]): Promise<number> {
       userId: values.user ?? (process.env.WORKSPACE_MEMORY_USER || undefined),
     },
     version: PACKAGE_VERSION,
+    scopedOnly: values['scoped-only'] ?? false,
   });
   return 0;
 }

@@ -2,11 +2,18 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { isMemoryError } from '../../core/errors';
 import { type OperationScope, type OperationStore, operationsFor, runOperation } from '../../core/operations';
-import type { Operation } from '../../core/operations/types';
+import type { Operation, OperationSurface } from '../../core/operations/types';
 
 export interface McpServerInfo {
   /** Reported to clients in the initialize handshake. */
   version?: string;
+  /**
+   * Which operations to serve: 'mcp' (default) is everything, store-wide
+   * `stats`, `verify` and `export` included; 'tool' only the agent-scoped
+   * ones the chat tools offer, for hosts (VS Code) that hand the server to
+   * agents which must not see other agents' data.
+   */
+  surface?: Extract<OperationSurface, 'mcp' | 'tool'>;
 }
 
 const INSTRUCTIONS =
@@ -41,7 +48,8 @@ export function createMcpServer(store: OperationStore, scope: OperationScope, in
     { name: 'workspace-memory', version: info.version ?? '0.0.0' },
     { instructions: INSTRUCTIONS },
   );
-  for (const operation of operationsFor('mcp')) {
+  const surface = info.surface ?? 'mcp';
+  for (const operation of operationsFor(surface)) {
     server.registerTool(
       operation.name,
       {
@@ -53,7 +61,7 @@ export function createMcpServer(store: OperationStore, scope: OperationScope, in
       },
       async (args: unknown): Promise<CallToolResult> => {
         try {
-          const result = await runOperation({ store, scope }, operation.name, args, 'mcp');
+          const result = await runOperation({ store, scope }, operation.name, args, surface);
           return { content: [{ type: 'text', text: result.text }], structuredContent: result.data };
         } catch (error) {
           return toolError(error);

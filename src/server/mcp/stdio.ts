@@ -10,6 +10,8 @@ export interface StdioServeOptions {
   dir: string;
   scope: OperationScope;
   version: string;
+  /** Serve only the agent-scoped tools (see McpServerInfo.surface). */
+  scopedOnly?: boolean;
 }
 
 /** Standard output carries the protocol, so anything for people goes to standard error. */
@@ -31,7 +33,10 @@ export async function serveStdio(options: StdioServeOptions): Promise<void> {
     embedder: embedderFromEnvironment(),
     onWarning: (message) => logToStderr(`warning: ${message}`),
   });
-  const server = createMcpServer(memory, options.scope, { version: options.version });
+  const server = createMcpServer(memory, options.scope, {
+    version: options.version,
+    surface: options.scopedOnly ? 'tool' : 'mcp',
+  });
   const stop = () => void server.close();
   try {
     const closed = new Promise<void>((resolve) => {

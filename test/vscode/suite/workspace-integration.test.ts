@@ -65,6 +65,8 @@ describe('MCP server definition', () => {
     try {
       const { tools } = await client.listTools();
       assert.ok(tools.some((tool) => tool.name === 'memory_save'));
+      // Agents in VS Code get this workspace's scoped tools only: no store-wide export.
+      assert.ok(!tools.some((tool) => tool.name === 'export'), tools.map((tool) => tool.name).join(', '));
       const result = await client.callTool({
         name: 'memory_save',
         arguments: { content: 'Saved by an MCP client', tags: ['mcp'] },
