@@ -13,18 +13,26 @@ import type { SavedEntities } from './conversation';
 export const UNDO_COMMAND = 'workspaceMemory.undoChatSave';
 export const APPLY_CONSOLIDATION_COMMAND = 'workspaceMemory.applyConsolidationPlan';
 
-/** Deletes what a reply created and puts back what it updated; returns how many entities it changed. */
+/**
+ * Deletes what a reply created and puts back what it updated, but only
+ * where that save is still the entity's latest change: an Undo clicked long
+ * after must not throw away edits made since. Returns how many entities it
+ * changed.
+ */
 export async function undoSaved(services: Services, saved: SavedEntities): Promise<number> {
   const memory = await services.memory();
   let undone = 0;
   for (const { type, id } of saved.created) {
-    // Already gone (deleted by hand since): nothing to undo.
-    if (!(await memory.get(id))) continue;
+    const history = await memory.history(id);
+    // Deleted by hand, or edited since it was saved: left as it is.
+    if (history.length !== 1 || !history[0]!.entity) continue;
     await collectionOf(memory, type).delete(id);
     undone++;
   }
   for (const { type, id, previousCommit } of saved.updated) {
-    const before = previousCommit ? await memory.worker.entityAt(id, previousCommit) : null;
+    const [latest] = await memory.history(id);
+    if (!previousCommit || !latest?.entity || latest.commit.parent !== previousCommit) continue;
+    const before = await memory.worker.entityAt(id, previousCommit);
     if (!before?.entity) continue;
     await collectionOf(memory, type).update(id, restorableFields(before.entity as Entity));
     undone++;
@@ -40,7 +48,9 @@ export function registerChatActions(context: vscode.ExtensionContext, services: 
         void vscode.window.showInformationMessage(
           undone
             ? vscode.l10n.t('Undone: {0} entities put back as they were.', undone)
-            : vscode.l10n.t('Nothing to undo: those entities were already changed or deleted.'),
+            : vscode.l10n.t(
+                'Nothing to undo: those entities were changed or deleted since, so they were left as they are.',
+              ),
         );
         return undone;
       } catch (error) {

@@ -13,6 +13,8 @@ import type { Services } from '../services';
  */
 export class AutoMiner implements vscode.Disposable {
   private readonly pending = new Map<string, NodeJS.Timeout>();
+  /** How many messages each session had when it was last mined here: a session with no new turn is skipped. */
+  private readonly minedAt = new Map<string, number>();
 
   constructor(private readonly services: Services) {}
 
@@ -31,6 +33,10 @@ export class AutoMiner implements vscode.Disposable {
   private async mine(sessionId: string, model: vscode.LanguageModelChat): Promise<void> {
     this.pending.delete(sessionId);
     try {
+      const session = await (await this.services.memory()).sessions.get(sessionId);
+      const turns = session?.messages?.length ?? 0;
+      if (!session || this.minedAt.get(sessionId) === turns) return;
+      this.minedAt.set(sessionId, turns);
       const ai = await selectLanguageModel(model);
       const report = await mineSession(await this.services.memory(), ai, sessionId, { force: true });
       const saved = report.created.length + report.updated.length;

@@ -130,7 +130,16 @@ async function saveAndOffer(
     .showInformationMessage(vscode.l10n.t('Saved {0} {1}.', kind.type, entity.id), open, undo)
     .then(async (choice) => {
       if (choice === open) await openEntity(entity, true);
-      if (choice === undo) await collectionOf(await services.memory(), entity.type).delete(entity.id);
+      if (choice !== undo) return;
+      const memory = await services.memory();
+      // Edited since it was saved (the message may be clicked much later): keep it.
+      if ((await memory.history(entity.id)).length !== 1) {
+        void vscode.window.showInformationMessage(
+          vscode.l10n.t('{0} was changed since it was saved; it was kept.', entity.id),
+        );
+        return;
+      }
+      await collectionOf(memory, entity.type).delete(entity.id);
     })
     .then(undefined, (error: unknown) => services.reportError(vscode.l10n.t('Undo'), error));
   return entity;

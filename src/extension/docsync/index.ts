@@ -8,7 +8,14 @@ import type { DocSyncState } from './status';
 export type { DocSyncState, DocSyncStatus } from './status';
 
 /** Settings whose change means syncing differently: into another store or agent, or other files. */
-const AFFECTING = [`${SECTION}.docSync`, `${SECTION}.agentId`, `${SECTION}.storePath`, 'files.exclude'];
+const AFFECTING = [
+  `${SECTION}.docSync.enabled`,
+  `${SECTION}.docSync.include`,
+  `${SECTION}.docSync.exclude`,
+  `${SECTION}.agentId`,
+  `${SECTION}.storePath`,
+  'files.exclude',
+];
 
 /**
  * Keeps the workspace's documents ingested as knowledge (of the agent in the
@@ -27,6 +34,10 @@ export function registerDocSync(context: vscode.ExtensionContext, services: Serv
     vscode.workspace.onDidChangeWorkspaceFolders(() => controller.restart()),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (AFFECTING.some((section) => event.affectsConfiguration(section))) controller.restart();
+    }),
+    // A snapshot restore or an import replaces the knowledge too: bring it back in step with the disk.
+    services.onDidChangeStore((change) => {
+      if (change.origin === 'local' && change.replaced) controller.restart();
     }),
   );
   controller.restart();

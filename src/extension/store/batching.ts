@@ -17,6 +17,7 @@ const PROGRESS_INTERVAL_MS = 100;
 export class ChangeBatcher {
   private ids = new Set<string>();
   private all = false;
+  private replaced = false;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly post: (message: Response) => void) {}
@@ -27,9 +28,13 @@ export class ChangeBatcher {
     else this.schedule();
   }
 
-  /** The whole state changed (a restore, an import, too many ids): an empty id list means "everything". */
-  everything(): void {
+  /**
+   * The whole state changed (too many ids to list, or `replaced` by a restore
+   * or an import): an empty id list means "everything".
+   */
+  everything(replaced = false): void {
     this.all = true;
+    this.replaced ||= replaced;
     this.ids.clear();
     this.schedule();
   }
@@ -38,9 +43,15 @@ export class ChangeBatcher {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (!this.all && this.ids.size === 0) return;
-    this.post({ kind: 'changed', origin: 'local', entityIds: this.all ? [] : [...this.ids] });
+    this.post({
+      kind: 'changed',
+      origin: 'local',
+      entityIds: this.all ? [] : [...this.ids],
+      ...(this.replaced ? { replaced: true } : {}),
+    });
     this.ids = new Set();
     this.all = false;
+    this.replaced = false;
   }
 
   private schedule(): void {

@@ -37,6 +37,8 @@ export interface StoreChange {
   origin: ChangeOrigin;
   /** The entities written, when known (empty after a restore, an import or an external write). */
   entityIds: string[];
+  /** The whole state was replaced (a snapshot restore, an import). */
+  replaced?: boolean;
 }
 
 /** How long each step of starting the store took, in ms. */
@@ -219,7 +221,8 @@ export class StoreClient {
         this.pending.get(message.id)?.onProgress?.(message.value);
         break;
       case 'changed':
-        for (const listener of [...this.listeners]) listener({ origin: message.origin, entityIds: message.entityIds });
+        for (const listener of [...this.listeners])
+          listener({ origin: message.origin, entityIds: message.entityIds, replaced: message.replaced });
         break;
       default:
         break;

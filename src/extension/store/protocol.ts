@@ -46,5 +46,5 @@ export type Response =
   | { kind: 'result'; id: number; value: unknown }
   | { kind: 'error'; id: number; error: SerializedError }
   | { kind: 'progress'; id: number; value: unknown }
-  | { kind: 'changed'; origin: ChangeOrigin; entityIds: string[] }
+  | { kind: 'changed'; origin: ChangeOrigin; entityIds: string[]; replaced?: boolean }
   | { kind: 'closed' };

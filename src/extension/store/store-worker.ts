@@ -79,7 +79,7 @@ async function main(booted: number): Promise<void> {
   memory.on('entity:save', ({ entity }) => changes.add(entity.id));
   memory.on('entity:update', ({ entity }) => changes.add(entity.id));
   memory.on('entity:delete', ({ entityId }) => changes.add(entityId));
-  memory.on('store:replaced', () => changes.everything());
+  memory.on('store:replaced', () => changes.everything(true));
   const poll = setInterval(() => {
     if (memory.closed) return;
     try {
