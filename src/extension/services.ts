@@ -27,6 +27,8 @@ export interface Services {
 export class StoreService implements Services, vscode.Disposable {
   private opening: Promise<StoreClient> | undefined;
   private disposed = false;
+  /** The folder of the store last opened. */
+  private openedDir: string | undefined;
   private readonly changes = new vscode.EventEmitter<StoreChange>();
   readonly onDidChangeStore = this.changes.event;
   private readonly disposables: vscode.Disposable[] = [this.changes];
@@ -36,6 +38,10 @@ export class StoreService implements Services, vscode.Disposable {
     readonly log: vscode.LogOutputChannel,
   ) {
     this.disposables.push(
+      // A relative storePath follows the first workspace folder.
+      vscode.workspace.onDidChangeWorkspaceFolders(() => {
+        if (this.openedDir !== undefined && this.storeDir() !== this.openedDir) void this.reopen();
+      }),
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (event.affectsConfiguration(`${SECTION}.storePath`)) void this.reopen();
         if (event.affectsConfiguration(`${SECTION}.agentId`) || event.affectsConfiguration(`${SECTION}.userId`)) {
@@ -96,6 +102,7 @@ export class StoreService implements Services, vscode.Disposable {
 
   private async open(): Promise<StoreClient> {
     const dir = this.storeDir();
+    this.openedDir = dir;
     const started = performance.now();
     try {
       const client = await StoreClient.start(this.context.asAbsolutePath('dist/worker.js'), {

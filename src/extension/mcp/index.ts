@@ -42,6 +42,7 @@ export function registerMcpServer(context: vscode.ExtensionContext, services: Se
       onDidChangeMcpServerDefinitions: changed.event,
       provideMcpServerDefinitions: () => [mcpServerDefinition(context, services)],
     }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => changed.fire()),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (['storePath', 'agentId', 'userId'].some((key) => event.affectsConfiguration(`${SECTION}.${key}`)))
         changed.fire();

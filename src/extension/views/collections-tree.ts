@@ -46,9 +46,13 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
 
   async getChildren(node?: CollectionNode): Promise<CollectionNode[]> {
     try {
-      return await this.children(node);
+      const children = await this.children(node);
+      if (!node) void vscode.commands.executeCommand('setContext', 'workspaceMemory.unavailable', false);
+      return children;
     } catch (error) {
-      this.services.reportError(vscode.l10n.t('Listing memories'), error);
+      // The view says so and points at the log; a pop-up per refresh would nag (opening already reported it).
+      this.services.log.error(`Listing memories: ${(error as Error).message}`);
+      void vscode.commands.executeCommand('setContext', 'workspaceMemory.unavailable', true);
       return [];
     }
   }
