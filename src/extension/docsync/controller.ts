@@ -61,8 +61,16 @@ export class DocSyncController implements vscode.Disposable {
       );
       return;
     }
-    await this.queue.run((signal) => this.runner.full(plan.active, plan.prefixes, { notify: true, signal }));
+    // Clicked again while one is waiting or running: that one will do; queueing more would sync N times.
+    if (this.requested) return this.requested;
+    this.requested = this.queue
+      .run((signal) => this.runner.full(plan.active, plan.prefixes, { notify: true, signal }))
+      .finally(() => (this.requested = undefined));
+    return this.requested;
   }
+
+  /** The full sync the command asked for, until it has run. */
+  private requested: Promise<void> | undefined;
 
   /** The plan to follow, or undefined with the model saying why there is none. */
   private settle(): WorkspacePlan | undefined {

@@ -1,3 +1,4 @@
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { FolderPlan } from './settings';
@@ -13,11 +14,19 @@ export function watchFolder(plan: FolderPlan, onChange: (relative: string) => vo
   const report = (uri: vscode.Uri, fromDocumentGlob: boolean) => {
     const relative = path.relative(plan.root, uri.fsPath);
     if (!relative || relative.startsWith('..') || path.isAbsolute(relative)) return;
-    // Outside the globs only folders matter; a name with an extension is
-    // almost always a file (a build output, say), not worth a sync.
-    if (!fromDocumentGlob && path.extname(relative) !== '') return;
     const posix = relative.split(path.sep).join('/');
     if (!neverSynced(posix, !fromDocumentGlob)) onChange(posix);
+  };
+  // Outside the globs only folders matter. A deleted path can no longer be
+  // looked at, so each is passed on (syncing a path that held no documents
+  // costs nothing); a created one is passed on if it is a folder (`docs.old`
+  // moved back in, say), which takes a stat off the host's thread.
+  const created = (uri: vscode.Uri) => {
+    if (path.extname(uri.fsPath) === '') return report(uri, false);
+    void fs.stat(uri.fsPath).then(
+      (stats) => stats.isDirectory() && report(uri, false),
+      () => undefined,
+    );
   };
   for (const glob of plan.include) {
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(plan.folder, glob));
@@ -31,7 +40,7 @@ export function watchFolder(plan: FolderPlan, onChange: (relative: string) => vo
   const folders = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(plan.folder, '**'), false, true);
   disposables.push(
     folders,
-    folders.onDidCreate((uri) => report(uri, false)),
+    folders.onDidCreate(created),
     folders.onDidDelete((uri) => report(uri, false)),
   );
   return vscode.Disposable.from(...disposables);

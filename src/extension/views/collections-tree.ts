@@ -57,6 +57,12 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
     }
   }
 
+  /** Tooltips are built when a row is hovered, not for every row of a big scope. */
+  resolveTreeItem(item: vscode.TreeItem, node: CollectionNode): vscode.TreeItem {
+    if (node.kind === 'entity') item.tooltip = entityTooltip(node.entity);
+    return item;
+  }
+
   getParent(): undefined {
     return undefined;
   }
@@ -135,7 +141,6 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
         const item = new vscode.TreeItem(entityLabel(entity), vscode.TreeItemCollapsibleState.None);
         item.id = `entity/${entity.id}`;
         item.description = entityDescription(entity);
-        item.tooltip = entityTooltip(entity);
         item.iconPath = new vscode.ThemeIcon(TYPE_INFO[entity.type].icon);
         item.contextValue = `entity.${entity.type}`;
         item.resourceUri = entityUri(entity);

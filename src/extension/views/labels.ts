@@ -54,9 +54,12 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
   ['minute', 60e3],
 ];
 
+let formatter: Intl.RelativeTimeFormat | undefined;
+
 export function relativeTime(iso: string, now = Date.now()): string {
   const elapsed = Date.parse(iso) - now;
-  const format = new Intl.RelativeTimeFormat(vscode.env.language, { numeric: 'auto' });
+  // One formatter for every row: building one per tree item is measurable on big scopes.
+  const format = (formatter ??= new Intl.RelativeTimeFormat(vscode.env.language, { numeric: 'auto' }));
   for (const [unit, ms] of UNITS) {
     if (Math.abs(elapsed) >= ms) return format.format(Math.round(elapsed / ms), unit);
   }
