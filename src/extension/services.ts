@@ -43,8 +43,10 @@ export class StoreService implements Services, vscode.Disposable {
         if (this.openedDir !== undefined && this.storeDir() !== this.openedDir) void this.reopen();
       }),
       vscode.workspace.onDidChangeConfiguration((event) => {
-        if (event.affectsConfiguration(`${SECTION}.storePath`)) void this.reopen();
-        if (event.affectsConfiguration(`${SECTION}.agentId`) || event.affectsConfiguration(`${SECTION}.userId`)) {
+        // The user is also the author of every commit, fixed when the store opens: reopen for a new one.
+        if (event.affectsConfiguration(`${SECTION}.storePath`) || event.affectsConfiguration(`${SECTION}.userId`)) {
+          void this.reopen();
+        } else if (event.affectsConfiguration(`${SECTION}.agentId`)) {
           this.changes.fire({ origin: 'local', entityIds: [] });
         }
       }),
