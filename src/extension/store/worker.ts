@@ -7,7 +7,6 @@
  */
 import * as nodeModule from 'node:module';
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { workerData } from 'node:worker_threads';
 import type { WorkerInit } from './protocol';
 
@@ -21,7 +20,9 @@ if (compileCacheDir) {
     // The store works the same without the cache.
   }
 }
-// A computed specifier, so esbuild leaves the store out of this bundle.
-void import(pathToFileURL(path.join(__dirname, ['store', 'worker.js'].join('-'))).href).then(
-  (store: { start(booted: number): void }) => store.start(booted),
-);
+// Loaded with CommonJS's require (not import(), which would start the ES module loader in this thread
+// first), by a computed path so esbuild leaves the store out of this bundle.
+const store = nodeModule.createRequire(__filename)(path.join(__dirname, ['store', 'worker.js'].join('-'))) as {
+  start(booted: number): void;
+};
+store.start(booted);
