@@ -7,6 +7,8 @@ import { HistoryTree } from './history-tree';
 export interface Views {
   collections: CollectionsTree;
   history: HistoryTree;
+  /** What the Collections view says above its rows (why documents are missing in Restricted Mode). */
+  collectionsMessage(): string | undefined;
 }
 
 /** Bursts of writes (a doc sync, an import) refresh the tree once, not per entity. */
@@ -22,10 +24,18 @@ export function registerViews(context: vscode.ExtensionContext, services: Servic
   const historyView = vscode.window.createTreeView('workspaceMemory.history', { treeDataProvider: history });
 
   history.view = historyView;
+  // In Restricted Mode the view says why the workspace's documents are missing, above whatever it lists.
+  const explainTrust = () => {
+    collectionsView.message = vscode.workspace.isTrusted
+      ? undefined
+      : vscode.l10n.t('Restricted Mode: this workspace’s documents are not ingested until you trust it.');
+  };
+  explainTrust();
   let pending: NodeJS.Timeout | undefined;
   context.subscriptions.push(
     collectionsView,
     historyView,
+    vscode.workspace.onDidGrantWorkspaceTrust(explainTrust),
     collectionsView.onDidChangeSelection(({ selection }) => {
       const node = selection[0];
       if (node?.kind === 'entity') history.show(node.entity);
@@ -41,5 +51,5 @@ export function registerViews(context: vscode.ExtensionContext, services: Servic
     }),
     { dispose: () => clearTimeout(pending) },
   );
-  return { collections, history };
+  return { collections, history, collectionsMessage: () => collectionsView.message };
 }

@@ -38,6 +38,9 @@ describe('restricted mode: doc sync', () => {
       'Memories work in Restricted Mode',
     );
     await vscode.commands.executeCommand('workbench.view.extension.workspaceMemory');
+    await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
+    const { views } = await extensionApi();
+    assert.match(views.collectionsMessage() ?? '', /Restricted Mode/);
     await screenshot('restricted-mode', 1000);
   });
 });
