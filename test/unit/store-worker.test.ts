@@ -67,6 +67,17 @@ describe('store worker', () => {
     assert.equal(await client.memory.worker.entityAt(saved.id, 'f'.repeat(64)), null);
     const all = await client.memory.worker.searchAll('agent', undefined, 'caching', 10);
     assert.deepEqual(all.map((r) => r.entity.type).sort(), ['memory', 'skill']);
+    await client.memory.memories.delete(saved.id);
+    const outline = await client.memory.worker.historyOutline(saved.id);
+    assert.deepEqual(
+      outline.commits.map((c) => [c.commit.op, c.hasVersion]),
+      [
+        ['delete', false],
+        ['update', true],
+        ['create', true],
+      ],
+    );
+    assert.equal(outline.latest?.content, 'version two about caching');
   });
 
   it('reports local writes with their ids and writes by other processes as external', async () => {

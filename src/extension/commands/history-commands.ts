@@ -6,7 +6,6 @@ import { collectionOf } from '../store/collections';
 import { confirm } from '../ui';
 import type { Views } from '../views';
 import type { CommitNode } from '../views/history-tree';
-import { entityLabel } from '../views/labels';
 import { type EntityArgument, resolveEntity } from './entity-commands';
 
 /** The history row a command is about: its argument, else the newest version of the selected entity. */
@@ -29,7 +28,7 @@ function shortTime(iso: string): string {
 async function compareWithPrevious(services: Services, views: Views, argument: EntityArgument): Promise<void> {
   const node = await resolveCommit(services, views, argument);
   if (!node) return;
-  if (!node.parent || !node.entity) {
+  if (!node.parent || !node.hasVersion) {
     void vscode.window.showInformationMessage(vscode.l10n.t('This version has no earlier version to compare with.'));
     return;
   }
@@ -38,7 +37,7 @@ async function compareWithPrevious(services: Services, views: Views, argument: E
   const right = node.head ? entityUri(entity) : versionUri(entity, node.commit.hash);
   const title = vscode.l10n.t(
     '{0} ({1} ↔ {2})',
-    entityLabel(node.entity),
+    node.label,
     shortTime(node.parent.time),
     node.head ? vscode.l10n.t('current') : shortTime(node.commit.time),
   );
@@ -52,7 +51,7 @@ async function restoreVersion(
   options: { confirmed?: boolean },
 ) {
   const node = await resolveCommit(services, views, argument);
-  if (!node?.entity) return;
+  if (!node?.hasVersion) return;
   if (node.head) {
     void vscode.window.showInformationMessage(vscode.l10n.t('This is already the current version.'));
     return;
@@ -65,7 +64,10 @@ async function restoreVersion(
       vscode.l10n.t('The restored content becomes a new version; the versions after it stay in the history.'),
     ));
   if (!ok) return;
-  return collectionOf(await services.memory(), node.entityType).update(node.entityId, restorableFields(node.entity));
+  const memory = await services.memory();
+  const version = (await memory.worker.entityAt(node.entityId, node.commit.hash))?.entity;
+  if (!version) throw new Error(vscode.l10n.t('That version of {0} is no longer in its history.', node.entityId));
+  return collectionOf(memory, node.entityType).update(node.entityId, restorableFields(version));
 }
 
 export function registerHistoryCommands(context: vscode.ExtensionContext, services: Services, views: Views): void {
@@ -87,7 +89,7 @@ export function registerHistoryCommands(context: vscode.ExtensionContext, servic
       'workspaceMemory.openVersion',
       run(vscode.l10n.t('Opening the version'), async (argument) => {
         const node = await resolveCommit(services, views, argument);
-        if (!node?.entity) return;
+        if (!node?.hasVersion) return;
         const uri = versionUri({ type: node.entityType, id: node.entityId }, node.commit.hash);
         await vscode.window.showTextDocument(uri, { preview: true, preserveFocus: true });
       }),

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs/promises';
 import type { Memory } from '../../core/memory';
-import type { Entity, HistoryEntry } from '../../core/types';
+import type { CommitInfo, Entity, HistoryEntry } from '../../core/types';
 import { MemoryError } from '../../core/errors';
 import type { SearchResult } from '../../core/search/searcher';
 import { runOperation } from '../../core/operations/catalogue';
@@ -17,6 +17,21 @@ export function workerMethods(memory: Memory) {
     async entityAt(id: string, commitHash: string): Promise<HistoryEntry | null> {
       const history = await memory.history(id);
       return history.find((entry) => entry.commit.hash.startsWith(commitHash)) ?? null;
+    },
+
+    /**
+     * An entity's commits, newest first, with whether each made a version
+     * (a delete does not), and its latest version: what the History view
+     * shows, without shipping every version of a long session to the host.
+     */
+    async historyOutline(
+      id: string,
+    ): Promise<{ commits: { commit: CommitInfo; hasVersion: boolean }[]; latest: Entity | null }> {
+      const history = await memory.history(id);
+      return {
+        commits: history.map((entry) => ({ commit: entry.commit, hasVersion: entry.entity !== null })),
+        latest: history.find((entry) => entry.entity)?.entity ?? null,
+      };
     },
 
     /**

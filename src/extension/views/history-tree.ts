@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { CommitInfo, Entity, EntityType, HistoryEntry } from '../../core/types';
+import type { CommitInfo, EntityType } from '../../core/types';
 import type { Services } from '../services';
 import { TYPE_INFO, entityLabel, relativeTime } from './labels';
 
@@ -14,8 +14,10 @@ export interface CommitNode {
   head: boolean;
   /** Whether the entity exists now (it was not deleted): only then can a version be restored. */
   live: boolean;
-  /** The version this commit made; null for a delete. */
-  entity: Entity | null;
+  /** Whether this commit made a version (a delete does not). */
+  hasVersion: boolean;
+  /** The entity's name, from its latest version. */
+  label: string;
 }
 
 const OP_ICON: Record<CommitInfo['op'], string> = {
@@ -59,19 +61,20 @@ export class HistoryTree implements vscode.TreeDataProvider<CommitNode> {
     if (node || !this.target) return [];
     const target = this.target;
     try {
-      const history: HistoryEntry[] = await (await this.services.memory()).history(target.id);
-      const latest = history.find((entry) => entry.entity)?.entity;
-      if (this.view) this.view.description = latest ? entityLabel(latest) : target.id;
-      const live = Boolean(history[0]?.entity);
-      return history.map((entry, index) => ({
+      const { commits, latest } = await (await this.services.memory()).worker.historyOutline(target.id);
+      const label = latest ? entityLabel(latest) : target.id;
+      if (this.view) this.view.description = label;
+      const live = commits[0]?.hasVersion ?? false;
+      return commits.map(({ commit, hasVersion }, index) => ({
         kind: 'commit',
         entityId: target.id,
         entityType: target.type,
-        commit: entry.commit,
-        parent: history[index + 1]?.commit,
+        commit,
+        parent: commits[index + 1]?.commit,
         head: index === 0,
         live,
-        entity: entry.entity,
+        hasVersion,
+        label,
       }));
     } catch (error) {
       this.services.reportError(vscode.l10n.t('Reading the history'), error);
@@ -95,10 +98,10 @@ export class HistoryTree implements vscode.TreeDataProvider<CommitNode> {
     item.tooltip = tooltip;
     // Context flags drive the menus: compare needs a parent, restore a live entity and an older version.
     const flags = ['commit'];
-    if (node.parent && node.entity) flags.push('hasParent');
-    if (!node.head && node.entity && node.live) flags.push('restorable');
+    if (node.parent && node.hasVersion) flags.push('hasParent');
+    if (!node.head && node.hasVersion && node.live) flags.push('restorable');
     item.contextValue = flags.join('.');
-    if (node.entity) {
+    if (node.hasVersion) {
       item.command = {
         command: 'workspaceMemory.openVersion',
         title: vscode.l10n.t('Open This Version'),
