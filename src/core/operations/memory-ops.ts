@@ -3,7 +3,7 @@ import { MemoryError } from '../errors';
 import { MEMORY_CATEGORIES, type MemoryEntity } from '../types';
 import { content, entityId, limit, query, tags } from './fields';
 import { entityBullet, historyLine } from './render';
-import { memoryInScope, notInScope, requireMemoryInScope } from './scope';
+import { inScope, notInScope, requireMemoryInScope } from './scope';
 import { EVERY_SURFACE, defineOperation } from './types';
 
 const category = z
@@ -137,7 +137,7 @@ export const memoryHistory = defineOperation({
     const history = await store.memories.history(id);
     // A deleted memory has no live entity; its versions still say whose it was.
     const owner = history.find((entry) => entry.entity)?.entity;
-    if (!owner || !memoryInScope(owner, scope)) throw notInScope(id);
+    if (!owner || !inScope(owner, scope)) throw notInScope(id);
     return {
       text: `History of memory ${id}, newest first:\n${history.map(historyLine).join('\n')}`,
       data: { id, history },

@@ -1,13 +1,13 @@
 import { MemoryError } from '../errors';
-import type { MemoryEntity } from '../types';
+import type { Entity, MemoryEntity } from '../types';
 import type { OperationScope, OperationStore } from './types';
 
 /**
- * The same rule memory search applies: the host's agent, and either no user
+ * The same rule memory search applies, for any entity: the host's agent, and either no user
  * in the scope, the scope's user, or a memory saved without a user
  * (workspace-wide). A model may only change what it could have found.
  */
-export function memoryInScope(entity: MemoryEntity, scope: OperationScope): boolean {
+export function inScope(entity: Pick<Entity, 'agentId' | 'userId'>, scope: OperationScope): boolean {
   if (entity.agentId !== scope.agentId) return false;
   return scope.userId === undefined || entity.userId === undefined || entity.userId === scope.userId;
 }
@@ -23,7 +23,7 @@ export async function requireMemoryInScope(
   id: string,
 ): Promise<MemoryEntity> {
   const entity = await store.memories.get(id);
-  if (!entity || !memoryInScope(entity, scope)) throw notInScope(id);
+  if (!entity || !inScope(entity, scope)) throw notInScope(id);
   return entity;
 }
 

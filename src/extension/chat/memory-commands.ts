@@ -1,6 +1,6 @@
 /** /remember, /forget, /history and /snapshot: direct changes to the memory, each undoable or confirmed. */
 import * as vscode from 'vscode';
-import { memoryInScope } from '../../core/operations/scope';
+import { inScope } from '../../core/operations/scope';
 import type { CommitInfo, Entity, MemoryEntity } from '../../core/types';
 import { versionUri } from '../documents/uris';
 import { UNDO_COMMAND } from './actions';
@@ -49,7 +49,7 @@ async function findMemories(context: CommandContext): Promise<MemoryEntity[]> {
   const text = request.prompt.trim();
   if (/^[a-z]+-[0-9a-z]+$/i.test(text)) {
     const byId = await memory.memories.get(text);
-    if (byId && memoryInScope(byId, scope)) return [byId];
+    if (byId && inScope(byId, scope)) return [byId];
   }
   const results = await memory.memories.search(scope.agentId, scope.userId, text, CANDIDATES);
   return results.map((result) => result.entity);
@@ -98,11 +98,6 @@ function whenText(iso: string): string {
   return new Date(iso).toLocaleString(vscode.env.language, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
-/** Whether the current agent and user may see `entity`: their own, or the agent's entities with no user. */
-function ownedByScope(entity: Entity, scope: { agentId: string; userId?: string }): boolean {
-  return entity.agentId === scope.agentId && (!entity.userId || entity.userId === scope.userId);
-}
-
 /** /history <id or words>: every version of the entity, newest first, each linked to its read-only document. */
 export const history: CommandHandler = async (context) => {
   if (missingPrompt(context, vscode.l10n.t('Name the memory: its id, or words from it, e.g. `/history deploy`.')))
@@ -110,9 +105,9 @@ export const history: CommandHandler = async (context) => {
   const { services, reply, request } = context;
   const memory = await services.memory();
   const text = request.prompt.trim();
-  // Any entity of this agent by id (skills and profiles have histories too), else the best matching memory.
+  // Any entity in scope by id (skills and profiles have histories too), else the best matching memory.
   const byId: Entity | null = /^[a-z]+-[0-9a-z]+$/i.test(text) ? await memory.get(text) : null;
-  const target = byId && ownedByScope(byId, services.scope()) ? byId : (await findMemories(context))[0];
+  const target = byId && inScope(byId, services.scope()) ? byId : (await findMemories(context))[0];
   if (!target) {
     reply.markdown(vscode.l10n.t('No memory matches "{0}".', oneLine(text, 80)));
     return;

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { isMemoryError } from '../../core/errors';
 import { operationsFor } from '../../core/operations/catalogue';
+import { inScope } from '../../core/operations/scope';
 import type { Operation } from '../../core/operations/types';
 import type { Entity } from '../../core/types';
 import type { Services } from '../services';
@@ -17,10 +18,8 @@ async function describeTarget(services: Services, input: ToolInput): Promise<str
   if (typeof input.id !== 'string') return '';
   try {
     const entity: Entity | null = await (await services.memory()).get(input.id);
-    const { agentId, userId } = services.scope();
-    // Only this workspace's own entities are previewed; the call itself refuses any other.
-    const own = entity && entity.agentId === agentId && (!entity.userId || entity.userId === userId);
-    return own ? `\n\n> ${preview(entity.content)}` : '';
+    // Only entities in the host's scope are previewed; the call itself refuses any other.
+    return entity && inScope(entity, services.scope()) ? `\n\n> ${preview(entity.content)}` : '';
   } catch {
     return '';
   }
