@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { MemoryError } from '../../src/core/errors';
 import { type Chunk, chunkDocument, strategyFor } from '../../src/core/rag/chunkers';
+import { random } from './helpers';
 
 /** The original lines a chunk claims to span. */
 function linesOf(text: string, chunk: Chunk): string {
@@ -73,17 +74,6 @@ function lineOfOffset(text: string, offset: number): number {
 
 function words(count: number, prefix = 'word'): string {
   return Array.from({ length: count }, (_, i) => `${prefix}${i}`).join(' ');
-}
-
-/** A deterministic pseudo-random generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('rag chunkers', () => {

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { MAX_TERM_LENGTH, normalize, splitWords, tokenize } from '../../src/core/search/tokenizer';
+import { random } from './helpers';
 
 /** What SQLite FTS5's unicode61 tokenizer (tokenchars '_') keeps as one token. */
 const TERM = /^[\p{L}\p{N}_]+$/u;
@@ -23,17 +24,6 @@ const CORPUS = [
   'x'.repeat(MAX_TERM_LENGTH + 1) + ' ' + 'y'.repeat(MAX_TERM_LENGTH),
   '\u0000\u0007\t\r\n\u2028\u200b\u200d\ufeff\ud800 \udfff',
 ];
-
-/** A deterministic pseudo-random generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Random text drawn from the whole of Unicode, ASCII and joiners weighted up. */
 function randomText(next: () => number, length: number): string {
