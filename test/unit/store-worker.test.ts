@@ -48,6 +48,17 @@ describe('store worker', () => {
     assert.equal(stats.memories, 1);
   });
 
+  it('counts each type in the agent’s scope and the shared one in one call', async () => {
+    await client.memory.memories.save('agent', 'user', { content: 'one' });
+    await client.memory.memories.save('other', undefined, { content: 'not this agent' });
+    await client.memory.skills.save('agent', undefined, { content: 'a skill' });
+    await client.memory.skills.saveShared({ content: 'a shared skill' });
+    const counts = await client.memory.worker.scopeCounts('agent');
+    assert.deepEqual(counts.memory, { own: 1, shared: 0 });
+    assert.deepEqual(counts.skill, { own: 1, shared: 1 });
+    assert.deepEqual(counts.knowledge, { own: 0, shared: 0 });
+  });
+
   it('gives back MemoryErrors with their codes and refuses unknown methods', async () => {
     await rejectsWith(client.memory.memories.get('bad/id'), 'INVALID_ID');
     await rejectsWith(client.memory.memories.update('memory-missing', { content: 'x' }), 'NOT_FOUND');

@@ -35,7 +35,8 @@ export function registerStatusBar(context: vscode.ExtensionContext, services: Se
     item.text = `${icon} ${parts.join(' · ')}`;
     const tooltip = new vscode.MarkdownString(undefined, true);
     tooltip.appendMarkdown(`**${vscode.l10n.t('Workspace Memory')}**\n\n`);
-    if (entities !== undefined) tooltip.appendMarkdown(`${vscode.l10n.t('{0} entities in the store', entities)}\n\n`);
+    if (entities !== undefined)
+      tooltip.appendMarkdown(`${vscode.l10n.t('{0} entities in this workspace’s memory', entities)}\n\n`);
     tooltip.appendMarkdown(`${vscode.l10n.t('Doc sync')}: ${status.message ?? status.state}`);
     if (status.chunks !== undefined) {
       tooltip.appendMarkdown(` — ${vscode.l10n.t('{0} files, {1} chunks', status.files ?? 0, status.chunks)}`);
@@ -48,8 +49,9 @@ export function registerStatusBar(context: vscode.ExtensionContext, services: Se
 
   const count = async () => {
     try {
-      const stats = await (await services.memory()).stats();
-      entities = stats.memories + stats.skills + stats.knowledge + stats.sessions + stats.profiles;
+      // The same scoped counts as the Collections view; stats() would scan whole tables on every burst of writes.
+      const counts = await (await services.memory()).worker.scopeCounts(services.scope().agentId);
+      entities = Object.values(counts).reduce((sum, { own, shared }) => sum + own + shared, 0);
     } catch (error) {
       services.log.warn(`Could not count the store's entities: ${(error as Error).message}`);
     }

@@ -1,6 +1,16 @@
 import * as fs from 'node:fs/promises';
 import type { Memory } from '../../core/memory';
-import type { CommitInfo, Entity, HistoryEntry } from '../../core/types';
+import {
+  ENTITY_TYPES,
+  SHARED_AGENT_ID,
+  type CommitInfo,
+  type Entity,
+  type EntityType,
+  type HistoryEntry,
+} from '../../core/types';
+
+/** The types the shared scope holds. */
+export const SHARED_SCOPE_TYPES: ReadonlySet<EntityType> = new Set(['skill', 'knowledge', 'profile']);
 import { MemoryError } from '../../core/errors';
 import type { SearchResult } from '../../core/search/searcher';
 import { runOperation } from '../../core/operations/catalogue';
@@ -17,6 +27,24 @@ export function workerMethods(memory: Memory) {
     async entityAt(id: string, commitHash: string): Promise<HistoryEntry | null> {
       const history = await memory.history(id);
       return history.find((entry) => entry.commit.hash.startsWith(commitHash)) ?? null;
+    },
+
+    /**
+     * How many live entities of each type the agent has, and how many the
+     * shared scope holds (skills, knowledge, profiles): the views' and the
+     * status bar's counts in one round trip, from the scope index, without
+     * the table scans of stats().
+     */
+    async scopeCounts(agentId: string): Promise<Record<EntityType, { own: number; shared: number }>> {
+      const counts = {} as Record<EntityType, { own: number; shared: number }>;
+      for (const type of ENTITY_TYPES) {
+        const collection = memory.collection(type);
+        counts[type] = {
+          own: await collection.count(agentId),
+          shared: SHARED_SCOPE_TYPES.has(type) ? await collection.count(SHARED_AGENT_ID) : 0,
+        };
+      }
+      return counts;
     },
 
     /**

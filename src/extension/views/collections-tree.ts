@@ -8,8 +8,6 @@ import { TYPE_INFO, entityDescription, entityLabel, entityTooltip, scopeLabel } 
 
 /** Entities listed per scope before a "Show more" row. */
 const PAGE = 200;
-/** Which types have a shared scope besides the agent's own. */
-const SHARED_TYPES: ReadonlySet<EntityType> = new Set(['skill', 'knowledge', 'profile']);
 
 export type CollectionNode =
   | { kind: 'type'; type: EntityType; count: number }
@@ -19,7 +17,6 @@ export type CollectionNode =
 
 interface Listable {
   listPaginated(agentId: string, userId?: string, options?: { limit?: number; offset?: number }): Promise<Page<Entity>>;
-  count(agentId: string, userId?: string): Promise<number>;
 }
 
 /**
@@ -71,29 +68,23 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
     const memory = await this.services.memory();
     const { agentId } = this.services.scope();
     const listable = (type: EntityType) => memory[COLLECTION_OF[type]] as unknown as Listable;
-    const scopes = (type: EntityType) => (SHARED_TYPES.has(type) ? [agentId, SHARED_AGENT_ID] : [agentId]);
 
-    if (!node) {
-      const types = await Promise.all(
-        ENTITY_TYPES.map(async (type) => {
-          const counts = await Promise.all(scopes(type).map((agent) => listable(type).count(agent)));
-          return { kind: 'type' as const, type, count: counts.reduce((a, b) => a + b, 0) };
-        }),
-      );
+    if (!node || node.kind === 'type') {
+      const counts = await memory.worker.scopeCounts(agentId);
+      if (node) {
+        const { own, shared } = counts[node.type];
+        const nodes: CollectionNode[] = [{ kind: 'scope', type: node.type, agentId, count: own }];
+        if (shared > 0) nodes.push({ kind: 'scope', type: node.type, agentId: SHARED_AGENT_ID, count: shared });
+        return nodes;
+      }
+      const types = ENTITY_TYPES.map((type) => ({
+        kind: 'type' as const,
+        type,
+        count: counts[type].own + counts[type].shared,
+      }));
       const total = types.reduce((sum, t) => sum + t.count, 0);
       void vscode.commands.executeCommand('setContext', 'workspaceMemory.empty', total === 0);
       return total === 0 ? [] : types;
-    }
-    if (node.kind === 'type') {
-      const nodes = await Promise.all(
-        scopes(node.type).map(async (agent) => ({
-          kind: 'scope' as const,
-          type: node.type,
-          agentId: agent,
-          count: await listable(node.type).count(agent),
-        })),
-      );
-      return nodes.filter((scope) => scope.count > 0 || scope.agentId === agentId);
     }
     if (node.kind === 'scope') {
       const limit = this.shown.get(`${node.type}/${node.agentId}`) ?? PAGE;
