@@ -10,7 +10,8 @@ import { selectLanguageModel } from '../ai/lm-provider';
 import { APPLY_CONSOLIDATION_COMMAND, UNDO_COMMAND } from './actions';
 import type { CommandHandler, CommandOutcome } from './command';
 import type { SavedEntities } from './conversation';
-import { type Reply, escape, oneLine } from './reply';
+import { oneLine } from '../../core/text';
+import { type Reply, escape } from './reply';
 
 /** Words the /consolidate prompt may start with, and the collection each names. */
 const TARGET_WORDS: Record<string, ConsolidationTarget> = {

@@ -6,7 +6,8 @@ import { versionUri } from '../documents/uris';
 import { UNDO_COMMAND } from './actions';
 import { type CommandContext, type CommandHandler, type CommandOutcome, missingPrompt } from './command';
 import type { SavedEntities } from './conversation';
-import { escape, oneLine } from './reply';
+import { oneLine } from '../../core/text';
+import { escape } from './reply';
 
 /** How many candidates /forget and /history offer when the prompt is a search. */
 const CANDIDATES = 5;

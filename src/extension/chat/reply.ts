@@ -7,12 +7,6 @@ import type { Entity, KnowledgeEntity } from '../../core/types';
 import { planWorkspace } from '../docsync/settings';
 import { entityUri } from '../documents/uris';
 
-/** Content shown in one line, cut to `max` characters. */
-export function oneLine(text: string, max = 160): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
 /** Inline Markdown that shows `text` literally: stored content may hold `*`, `_`, `[`, HTML… */
 export function escape(text: string): string {
   return text.replace(/[\\`*_[\]<>|]/g, (c) => `\\${c}`);

@@ -3,7 +3,8 @@ import * as vscode from 'vscode';
 import type { Entity } from '../../core/types';
 import { recallBudget } from '../config';
 import { type CommandHandler, missingPrompt } from './command';
-import { escape, oneLine } from './reply';
+import { oneLine } from '../../core/text';
+import { escape } from './reply';
 
 const SEARCH_LIMIT = 10;
 

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { oneLine } from '../../core/text';
 import type { Entity } from '../../core/types';
 import { recallBudget } from '../config';
 import { entityUri } from '../documents/uris';
@@ -12,11 +13,6 @@ const RESULTS = 30;
 
 interface ResultItem extends vscode.QuickPickItem {
   entity: Entity;
-}
-
-function snippet(content: string): string {
-  const text = content.replace(/\s+/g, ' ').trim();
-  return text.length > 160 ? `${text.slice(0, 159)}…` : text;
 }
 
 /** A QuickPick that searches memories, skills and knowledge as the user types. */
@@ -50,7 +46,7 @@ async function search(services: Services, options: { query?: string }): Promise<
       pick.items = results.map(({ entity, score }) => ({
         label: `$(${TYPE_INFO[entity.type].icon}) ${entityLabel(entity)}`,
         description: `${entity.type} · ${entityDescription(entity)} · ${score.toFixed(2)}`,
-        detail: snippet(entity.content),
+        detail: oneLine(entity.content, 160),
         buttons: [openToSide],
         // Results are already ranked and matched by the store; keep them all, in order.
         alwaysShow: true,

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { isMemoryError } from '../../core/errors';
+import { oneLine } from '../../core/text';
 import { operationsFor } from '../../core/operations/catalogue';
 import { inScope } from '../../core/operations/scope';
 import type { Operation } from '../../core/operations/types';
@@ -8,18 +9,13 @@ import type { Services } from '../services';
 
 type ToolInput = Record<string, unknown>;
 
-function preview(text: string, max = 300): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
 /** What a destructive call is about to change, so the confirmation names it. */
 async function describeTarget(services: Services, input: ToolInput): Promise<string> {
   if (typeof input.id !== 'string') return '';
   try {
     const entity: Entity | null = await (await services.memory()).get(input.id);
     // Only entities in the host's scope are previewed; the call itself refuses any other.
-    return entity && inScope(entity, services.scope()) ? `\n\n> ${preview(entity.content)}` : '';
+    return entity && inScope(entity, services.scope()) ? `\n\n> ${oneLine(entity.content, 300)}` : '';
   } catch {
     return '';
   }
@@ -46,7 +42,7 @@ function confirmation(
   }
   message.appendMarkdown(target);
   if (typeof input.content === 'string') {
-    message.appendMarkdown(`\n\n${vscode.l10n.t('New content:')}\n\n> ${preview(input.content)}`);
+    message.appendMarkdown(`\n\n${vscode.l10n.t('New content:')}\n\n> ${oneLine(input.content, 300)}`);
   }
   return { title: operation.title, message };
 }
@@ -57,7 +53,7 @@ function tool(operation: Operation, services: Services): vscode.LanguageModelToo
       const input = options.input ?? {};
       const invocationMessage =
         typeof input.query === 'string'
-          ? vscode.l10n.t('{0}: "{1}"', operation.title, preview(input.query, 60))
+          ? vscode.l10n.t('{0}: "{1}"', operation.title, oneLine(input.query, 60))
           : operation.title;
       if (operation.effect !== 'destructive') return { invocationMessage };
       return {

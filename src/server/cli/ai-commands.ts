@@ -11,7 +11,8 @@ import {
   withScopeOptions,
   withStoreOptions,
 } from './context';
-import { oneLine, print, printJson } from './output';
+import { oneLine } from '../../core/text';
+import { print, printJson } from './output';
 
 const TARGETS: readonly ConsolidationTarget[] = ['memory', 'skill', 'knowledge'];
 

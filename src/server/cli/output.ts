@@ -1,3 +1,4 @@
+import { oneLine } from '../../core/text';
 import type { CommitInfo, Entity, HistoryEntry } from '../../core/types';
 
 export function print(text: string): void {
@@ -6,11 +7,6 @@ export function print(text: string): void {
 
 export function printJson(value: unknown): void {
   print(JSON.stringify(value, null, 2));
-}
-
-export function oneLine(text: string, width = 80): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
 }
 
 export function entityLine(entity: Entity): string {
