@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { Entity } from '../core/types';
 import { entityUri } from './documents/uris';
+import type { Services } from './services';
 
 /** Opens an entity as a document: a preview tab unless `edit` asks for a lasting one. */
 export async function openEntity(entity: Pick<Entity, 'type' | 'id'>, edit = false): Promise<void> {
@@ -33,4 +34,17 @@ export function withProgress<T>(
 /** A modal yes/no; resolves true only when the user chose `action`. */
 export async function confirm(message: string, action: string, detail?: string): Promise<boolean> {
   return (await vscode.window.showWarningMessage(message, { modal: true, detail }, action)) === action;
+}
+
+/** A command handler whose failure reaches the user (a message with the log one click away), never silently. */
+export function reporting<A extends unknown[], R>(
+  services: Pick<Services, 'reportError'>,
+  action: string,
+  fn: (...args: A) => Promise<R>,
+): (...args: A) => Promise<R | undefined> {
+  return (...args) =>
+    fn(...args).catch((error: unknown) => {
+      services.reportError(action, error);
+      return undefined;
+    });
 }

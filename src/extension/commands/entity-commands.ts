@@ -10,7 +10,7 @@ import { LIMITS } from '../../core/validation';
 import { parseEntityUri } from '../documents/uris';
 import type { Services } from '../services';
 import { collectionOf } from '../store/collections';
-import { confirm, openEntity } from '../ui';
+import { confirm, openEntity, reporting } from '../ui';
 import type { Views } from '../views';
 import type { CollectionNode } from '../views/collections-tree';
 import type { CommitNode } from '../views/history-tree';
@@ -176,10 +176,8 @@ async function deleteEntity(services: Services, argument: EntityArgument, option
 }
 
 export function registerEntityCommands(context: vscode.ExtensionContext, services: Services, views: Views): void {
-  const run =
-    <A extends unknown[]>(action: string, fn: (...args: A) => Promise<unknown>) =>
-    (...args: A) =>
-      fn(...args).catch((error: unknown) => services.reportError(action, error));
+  const run = <A extends unknown[]>(action: string, fn: (...args: A) => Promise<unknown>) =>
+    reporting(services, action, fn);
   context.subscriptions.push(
     vscode.commands.registerCommand(
       'workspaceMemory.addMemory',

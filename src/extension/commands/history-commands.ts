@@ -3,7 +3,7 @@ import { restorableFields } from '../documents/format';
 import { entityUri, versionUri } from '../documents/uris';
 import type { Services } from '../services';
 import { collectionOf } from '../store/collections';
-import { confirm } from '../ui';
+import { confirm, reporting } from '../ui';
 import type { Views } from '../views';
 import type { CommitNode } from '../views/history-tree';
 import { type EntityArgument, resolveEntity } from './entity-commands';
@@ -71,10 +71,10 @@ async function restoreVersion(
 }
 
 export function registerHistoryCommands(context: vscode.ExtensionContext, services: Services, views: Views): void {
-  const run =
-    (action: string, fn: (argument: EntityArgument, options: { confirmed?: boolean }) => Promise<unknown>) =>
-    (argument: EntityArgument, options?: { confirmed?: boolean }) =>
-      fn(argument, options ?? {}).catch((error: unknown) => services.reportError(action, error));
+  const run = (action: string, fn: (argument: EntityArgument, options: { confirmed?: boolean }) => Promise<unknown>) =>
+    reporting(services, action, (argument: EntityArgument, options?: { confirmed?: boolean }) =>
+      fn(argument, options ?? {}),
+    );
   context.subscriptions.push(
     vscode.commands.registerCommand(
       'workspaceMemory.showHistory',

@@ -4,7 +4,7 @@ import type { Entity } from '../../core/types';
 import { recallBudget } from '../config';
 import { entityUri } from '../documents/uris';
 import type { Services } from '../services';
-import { openEntity, showMarkdown } from '../ui';
+import { openEntity, reporting, showMarkdown } from '../ui';
 import { TYPE_INFO, entityDescription, entityLabel } from '../views/labels';
 
 /** Typing pauses this long before a search runs. */
@@ -112,14 +112,16 @@ async function previewRecall(services: Services, options: { query?: string }) {
 
 export function registerSearchCommands(context: vscode.ExtensionContext, services: Services): void {
   context.subscriptions.push(
-    vscode.commands.registerCommand('workspaceMemory.search', (options?: { query?: string }) =>
-      search(services, options ?? {}).catch((error: unknown) =>
-        services.reportError(vscode.l10n.t('Searching'), error),
+    vscode.commands.registerCommand(
+      'workspaceMemory.search',
+      reporting(services, vscode.l10n.t('Searching'), (options?: { query?: string }) =>
+        search(services, options ?? {}),
       ),
     ),
-    vscode.commands.registerCommand('workspaceMemory.previewRecall', (options?: { query?: string }) =>
-      previewRecall(services, options ?? {}).catch((error: unknown) =>
-        services.reportError(vscode.l10n.t('Previewing recall'), error),
+    vscode.commands.registerCommand(
+      'workspaceMemory.previewRecall',
+      reporting(services, vscode.l10n.t('Previewing recall'), (options?: { query?: string }) =>
+        previewRecall(services, options ?? {}),
       ),
     ),
   );

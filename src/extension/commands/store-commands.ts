@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Services } from '../services';
-import { confirm, showMarkdown, withProgress } from '../ui';
+import { confirm, reporting, showMarkdown, withProgress } from '../ui';
 
 function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -241,8 +241,9 @@ export function registerStoreCommands(context: vscode.ExtensionContext, services
   ];
   for (const [id, action, fn] of commands) {
     context.subscriptions.push(
-      vscode.commands.registerCommand(id, (options?: StoreCommandOptions) =>
-        fn(services, options ?? {}).catch((error: unknown) => services.reportError(action, error)),
+      vscode.commands.registerCommand(
+        id,
+        reporting(services, action, (options?: StoreCommandOptions) => fn(services, options ?? {})),
       ),
     );
   }
