@@ -42,7 +42,52 @@ export interface IndexScope {
   userId?: string;
 }
 
+/**
+ * Documents matching every group, where a group matches a document that
+ * has any of its terms: `[[a, b]]` is "a OR b", `[[a], [b, c]]` is "a AND (b OR c)".
+ */
+export type MatchQuery = readonly (readonly string[])[];
+
+/**
+ * How many search rows may wait outside FTS5 before they are put into it
+ * together. Each search reads the waiting rows of its type and matches them
+ * itself, so this stays small; 64 spreads FTS5's per-transaction cost over
+ * 64 single saves.
+ */
+export const PENDING_LIMIT = 64;
+
+interface TransactionBatch {
+  queued: Map<number, { type: string; columns: string[] }>;
+  /** Set once the transaction has indexed PENDING_LIMIT rows: the rest go straight into FTS5. */
+  direct: boolean;
+}
+
 const split = (value: unknown): string[] => (value ? String(value).split(' ') : []);
+
+const columnsOf = (doc: SearchDocument): string[] => [doc.content, doc.tags, doc.meta].map((terms) => terms.join(' '));
+
+function quote(term: string): string {
+  return `"${term.replace(/"/g, '""')}"`;
+}
+
+function matchExpression(query: MatchQuery): string {
+  return query.map((group) => `(${group.map(quote).join(' OR ')})`).join(' AND ');
+}
+
+function matches(query: MatchQuery, doc: SearchDocument): boolean {
+  const present = new Set([...doc.content, ...doc.tags, ...doc.meta]);
+  return query.every((group) => group.some((term) => present.has(term)));
+}
+
+/** The scope as a condition on the search_docs row `alias`. */
+function scopeClause(scope: IndexScope, alias: string): { clause: string; params: string[] } {
+  const agents = scope.agentIds.map(() => '?').join(', ');
+  const user = scope.userId === undefined ? '' : ` AND (${alias}.user_id = ? OR ${alias}.user_id IS NULL)`;
+  return {
+    clause: `${alias}.agent_id IN (${agents})${user}`,
+    params: [...scope.agentIds, ...(scope.userId === undefined ? [] : [scope.userId])],
+  };
+}
 
 /** The FTS5 table (and its vocabulary) of one searchable type. */
 const ftsTable = (type: string): string => `search_fts_${type}`;
@@ -68,7 +113,7 @@ export class FtsIndex implements EntityIndexer {
     const doc = documentFor(body);
     if (!doc) return null;
     const length = documentLength(doc);
-    const columns = [doc.content, doc.tags, doc.meta].map((terms) => terms.join(' '));
+    const columns = columnsOf(doc);
     const { lastInsertRowid } = this.db.run(
       `INSERT INTO search_docs (entity_id, type, agent_id, user_id, length, content, tags, meta)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -79,13 +124,53 @@ export class FtsIndex implements EntityIndexer {
       length,
       ...columns,
     );
-    this.db.run(
-      `INSERT INTO ${ftsTable(body.type)} (rowid, content, tags, meta) VALUES (?, ?, ?, ?)`,
-      lastInsertRowid,
-      ...columns,
-    );
+    const batch = this.batch();
+    if (batch.direct) this.insertFts(body.type, lastInsertRowid, columns);
+    else {
+      batch.queued.set(lastInsertRowid, { type: body.type, columns });
+      // A large transaction pays FTS5's price once anyway: index as it goes.
+      if (batch.queued.size >= PENDING_LIMIT) {
+        batch.direct = true;
+        for (const [rowid, row] of batch.queued) this.insertFts(row.type, rowid, row.columns);
+        batch.queued.clear();
+      }
+    }
     this.countChange(body.type, 1, length);
     return lastInsertRowid;
+  }
+
+  private insertFts(type: string, rowid: number, columns: readonly string[]): void {
+    this.db.run(`INSERT INTO ${ftsTable(type)} (rowid, content, tags, meta) VALUES (?, ?, ?, ?)`, rowid, ...columns);
+  }
+
+  /**
+   * The rows this transaction has indexed but not yet put into FTS5. Just
+   * before the commit they join the pending rows, or, once PENDING_LIMIT rows
+   * are waiting, all of them go into FTS5 in this one transaction.
+   */
+  private batch(): TransactionBatch {
+    return this.db.perTransaction<TransactionBatch>(
+      'search_batch',
+      () => ({ queued: new Map(), direct: false }),
+      ({ queued }) => {
+        if (queued.size === 0) return;
+        const waiting = Number(this.db.get('SELECT count(*) AS n FROM search_pending')?.n ?? 0);
+        if (waiting + queued.size < PENDING_LIMIT) {
+          for (const rowid of queued.keys()) this.db.run('INSERT INTO search_pending (rowid) VALUES (?)', rowid);
+          return;
+        }
+        for (const [rowid, row] of queued) this.insertFts(row.type, rowid, row.columns);
+        for (const row of this.db.all(
+          'SELECT d.rowid, d.type, d.content, d.tags, d.meta FROM search_pending p JOIN search_docs d ON d.rowid = p.rowid',
+        ))
+          this.insertFts(String(row.type), Number(row.rowid), [
+            String(row.content),
+            String(row.tags),
+            String(row.meta),
+          ]);
+        this.db.run('DELETE FROM search_pending');
+      },
+    );
   }
 
   /** Document counts and lengths change per write but are stored once per transaction. */
@@ -120,16 +205,22 @@ export class FtsIndex implements EntityIndexer {
       entityId,
     );
     if (!row) return;
+    const rowid = Number(row.rowid);
+    const waiting =
+      this.batch().queued.delete(rowid) ||
+      this.db.run('DELETE FROM search_pending WHERE rowid = ?', rowid).changes === 1;
     // An external-content FTS5 table forgets a row when told its old values.
-    this.db.run(
-      `INSERT INTO ${ftsTable(String(row.type))} (${ftsTable(String(row.type))}, rowid, content, tags, meta)
-       VALUES ('delete', ?, ?, ?, ?)`,
-      Number(row.rowid),
-      String(row.content),
-      String(row.tags),
-      String(row.meta),
-    );
-    this.db.run('DELETE FROM search_docs WHERE rowid = ?', Number(row.rowid));
+    if (!waiting) {
+      this.db.run(
+        `INSERT INTO ${ftsTable(String(row.type))} (${ftsTable(String(row.type))}, rowid, content, tags, meta)
+         VALUES ('delete', ?, ?, ?, ?)`,
+        rowid,
+        String(row.content),
+        String(row.tags),
+        String(row.meta),
+      );
+    }
+    this.db.run('DELETE FROM search_docs WHERE rowid = ?', rowid);
     this.countChange(String(row.type), -1, -Number(row.length));
   }
 
@@ -137,34 +228,49 @@ export class FtsIndex implements EntityIndexer {
     for (const type of SEARCHABLE_TYPES)
       this.db.run(`INSERT INTO ${ftsTable(type)} (${ftsTable(type)}) VALUES ('delete-all')`);
     this.db.run('DELETE FROM search_docs');
+    this.db.run('DELETE FROM search_pending');
     this.db.run('DELETE FROM search_stats');
     this.pendingCounts().clear();
+    this.batch().queued.clear();
   }
 
   /**
-   * The best `limit` rows in the scope for an FTS5 MATCH expression, by
-   * FTS5's weighted BM25, with their terms. The scope is checked on
-   * search_docs before anything is ranked; the terms are read only for the
-   * rows that made the cut.
+   * The best `limit` rows in the scope matching `query`, by FTS5's weighted
+   * BM25, with their terms, followed by the matching rows still waiting to
+   * enter FTS5. The scope is checked on search_docs before anything is
+   * ranked; the terms are read only for the rows that made the cut.
    */
-  candidates(match: string, scope: IndexScope, weights: ColumnWeights, limit: number): Candidate[] {
-    const agents = scope.agentIds.map(() => '?').join(', ');
-    const user = scope.userId === undefined ? '' : ' AND (s.user_id = ? OR s.user_id IS NULL)';
-    return this.db
+  candidates(query: MatchQuery, scope: IndexScope, weights: ColumnWeights, limit: number): Candidate[] {
+    const { clause, params } = scopeClause(scope, 's');
+    const ranked = this.db
       .all(
         `SELECT d.entity_id, d.content, d.tags, d.meta
          FROM (SELECT f.rowid AS id, bm25(${ftsTable(scope.type)}, ?, ?, ?) AS rank
                FROM ${ftsTable(scope.type)} f JOIN search_docs s ON s.rowid = f.rowid
-               WHERE ${ftsTable(scope.type)} MATCH ? AND s.agent_id IN (${agents})${user}
+               WHERE ${ftsTable(scope.type)} MATCH ? AND ${clause}
                ORDER BY rank LIMIT ?) r
          JOIN search_docs d ON d.rowid = r.id ORDER BY r.rank`,
         weights.content,
         weights.tags,
         weights.meta,
-        match,
-        ...scope.agentIds,
-        ...(scope.userId === undefined ? [] : [scope.userId]),
+        matchExpression(query),
+        ...params,
         limit,
+      )
+      .map(toCandidate);
+    const waiting = this.waiting(scope.type, scope).filter((candidate) => matches(query, candidate.doc));
+    return waiting.length ? [...ranked, ...waiting] : ranked;
+  }
+
+  /** Rows of `type` not yet in FTS5 (at most PENDING_LIMIT), optionally only those in a scope. */
+  private waiting(type: EntityType, scope?: IndexScope): Candidate[] {
+    const { clause, params } = scope ? scopeClause(scope, 'd') : { clause: '1', params: [] };
+    return this.db
+      .all(
+        `SELECT d.entity_id, d.content, d.tags, d.meta FROM search_pending p JOIN search_docs d ON d.rowid = p.rowid
+         WHERE d.type = ? AND ${clause}`,
+        type,
+        ...params,
       )
       .map(toCandidate);
   }
@@ -175,6 +281,10 @@ export class FtsIndex implements EntityIndexer {
     for (const term of terms) {
       const row = this.db.get(`SELECT doc FROM ${vocabTable(type)} WHERE term = ?`, term);
       if (row) frequencies.set(term, Number(row.doc));
+    }
+    for (const { doc } of this.waiting(type)) {
+      const present = new Set([...doc.content, ...doc.tags, ...doc.meta]);
+      for (const term of terms) if (present.has(term)) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
     }
     return frequencies;
   }

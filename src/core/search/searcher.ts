@@ -125,9 +125,7 @@ export class Searcher {
     const budgeted = rarest <= this.scoring.matchBudget || present.length === 1;
     const narrowed = budgeted ? matchingTerms(present, frequencies, this.scoring.matchBudget) : undefined;
     const pool = this.index.candidates(
-      narrowed
-        ? anyOf(narrowed)
-        : present.map((group) => `(${anyOf(group.terms.filter((term) => frequencies.has(term)))})`).join(' AND '),
+      narrowed ? [narrowed] : present.map((group) => group.terms.filter((term) => frequencies.has(term))),
       scope,
       this.scoring.columns,
       size,
@@ -137,8 +135,8 @@ export class Searcher {
     // store (one agent among many): when the narrowed match finds too
     // little, match every word after all.
     const seen = new Set(pool.map((candidate) => candidate.entityId));
-    const more = this.index.candidates(anyOf([...new Set(everyTerm)]), scope, this.scoring.columns, size);
-    return [...pool, ...more.filter((candidate) => !seen.has(candidate.entityId))].slice(0, size);
+    const more = this.index.candidates([[...new Set(everyTerm)]], scope, this.scoring.columns, size);
+    return [...pool, ...more.filter((candidate) => !seen.has(candidate.entityId))];
   }
 }
 
@@ -149,11 +147,6 @@ export class Searcher {
  */
 export function relevanceOf(bm25Score: number, reference: number): number {
   return reference > 0 ? 1 - Math.exp(-bm25Score / reference) : 0;
-}
-
-/** An FTS5 MATCH for documents containing any of the terms. */
-function anyOf(terms: readonly string[]): string {
-  return terms.map(quote).join(' OR ');
 }
 
 /**
@@ -186,8 +179,4 @@ export function tagOverlap(groups: readonly (readonly string[])[], tags: readonl
   const tagSet = new Set(tags);
   const matched = groups.filter((group) => group.some((term) => tagSet.has(term))).length;
   return matched / (groups.length + tagSet.size - matched);
-}
-
-function quote(term: string): string {
-  return `"${term.replace(/"/g, '""')}"`;
 }

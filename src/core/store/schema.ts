@@ -2,7 +2,7 @@ import { SEARCHABLE_TYPES } from '../types';
 import type { Database } from './database';
 
 /** Bumped whenever the layout changes; `migrate` brings older stores forward. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Tables that together are the store's state; snapshots copy exactly these. */
 export const STATE_TABLES = ['objects', 'commits', 'refs', 'access', 'vectors', 'rag_files'] as const;
@@ -146,10 +146,22 @@ CREATE TABLE audit (
 );
 `;
 
+// Search rows not yet in their FTS5 table. FTS5 pays a fixed price for every
+// transaction that touches it (it writes a new segment and merges older ones
+// at commit): about half the cost of saving one memory. Small transactions
+// leave their rows here instead, the searcher matches them directly, and
+// they enter FTS5 together once enough have gathered (see fts-index.ts).
+const V2 = `
+CREATE TABLE search_pending (
+  rowid INTEGER PRIMARY KEY
+);
+`;
+
 /** Runs inside a write transaction; re-reads the version so two processes creating one store do not both migrate. */
 export function migrate(db: Database): void {
   const from = Number(db.get('PRAGMA user_version')?.user_version ?? 0);
   if (from >= SCHEMA_VERSION) return;
   if (from < 1) db.exec(V1);
+  if (from < 2) db.exec(V2);
   db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
 }
