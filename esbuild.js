@@ -23,6 +23,30 @@ const zodEnglishOnly = {
   },
 };
 
+/**
+ * The store's worker loads zod on first use (src/core/zod-loader.ts): a
+ * require() of zod's ES module build, so that it shares the one copy that the
+ * modules importing zod use. The CLI and the MCP server import zod at start-up
+ * anyway, and lazily initialised zod modules there broke the MCP SDK's own
+ * imports of zod, so they get zod-loader.eager.ts instead.
+ * @type {(lazyZod: boolean) => import('esbuild').Plugin}
+ */
+const zodLoading = (lazyZod) => ({
+  name: 'zod-loading',
+  setup(build) {
+    if (lazyZod) {
+      build.onResolve({ filter: /^zod$/ }, async (args) => {
+        if (args.kind !== 'require-call') return undefined;
+        const resolved = await build.resolve(args.path, { kind: 'import-statement', resolveDir: args.resolveDir });
+        return resolved.errors.length ? { errors: resolved.errors } : { path: resolved.path };
+      });
+    } else {
+      const eager = path.join(__dirname, 'src', 'core', 'zod-loader.eager.ts');
+      build.onResolve({ filter: /\/zod-loader$/ }, () => ({ path: eager }));
+    }
+  },
+});
+
 /** @type {import('esbuild').BuildOptions} */
 const common = {
   bundle: true,
@@ -35,7 +59,7 @@ const common = {
   minify: production,
   external: ['vscode'],
   logLevel: 'warning',
-  plugins: [zodEnglishOnly],
+  plugins: [zodEnglishOnly, zodLoading(false)],
 };
 
 const builds = [
@@ -45,6 +69,7 @@ const builds = [
     ...common,
     entryPoints: { worker: 'src/extension/store/worker.ts', 'store-worker': 'src/extension/store/store-worker.ts' },
     outdir: 'dist',
+    plugins: [zodEnglishOnly, zodLoading(true)],
   },
   { ...common, entryPoints: { core: 'src/core/index.ts' }, outdir: 'dist' },
   {

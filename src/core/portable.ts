@@ -1,5 +1,6 @@
-import { z } from 'zod';
 import { MemoryError } from './errors';
+import { lazy } from './lazy';
+import { loadZod } from './zod-loader';
 import type { Database } from './store/database';
 import type { EntityStore, VersionBody } from './store/entity-store';
 import { entityFromBody } from './store/entity-store';
@@ -40,29 +41,33 @@ export interface ImportReport {
   byType: Record<CollectionName, number>;
 }
 
-const isoDate = z.iso.datetime({ offset: true });
-const exportSchema = z.object({
-  version: z.literal(EXPORT_VERSION, { error: `Only export version ${EXPORT_VERSION} is supported.` }),
-  entities: z.object(
-    Object.fromEntries(
-      Object.values(COLLECTION_OF).map((name) => [
-        name,
-        z
-          .array(
-            z.looseObject({
-              id: z.string(),
-              type: z.string(),
-              agentId: z.string(),
-              userId: z.string().optional(),
-              createdAt: isoDate.optional(),
-              updatedAt: isoDate.optional(),
-            }),
-          )
-          .optional(),
-      ]),
+// Built on first use (see zod-loader.ts).
+const exportSchema = lazy(() => {
+  const { z } = loadZod();
+  const isoDate = z.iso.datetime({ offset: true });
+  return z.object({
+    version: z.literal(EXPORT_VERSION, { error: `Only export version ${EXPORT_VERSION} is supported.` }),
+    entities: z.object(
+      Object.fromEntries(
+        Object.values(COLLECTION_OF).map((name) => [
+          name,
+          z
+            .array(
+              z.looseObject({
+                id: z.string(),
+                type: z.string(),
+                agentId: z.string(),
+                userId: z.string().optional(),
+                createdAt: isoDate.optional(),
+                updatedAt: isoDate.optional(),
+              }),
+            )
+            .optional(),
+        ]),
+      ),
     ),
-  ),
-  accessCounts: z.record(z.string(), z.number().int().nonnegative()).optional(),
+    accessCounts: z.record(z.string(), z.number().int().nonnegative()).optional(),
+  });
 });
 
 const META_FIELDS = new Set(['id', 'type', 'agentId', 'userId', 'createdAt', 'updatedAt']);
@@ -107,7 +112,7 @@ interface PlannedImport {
  * a commit (op `import`) on the entity's chain.
  */
 export function importState(store: EntityStore, data: unknown, options: ImportOptions = {}): ImportReport {
-  const parsed = exportSchema.safeParse(data);
+  const parsed = exportSchema().safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new MemoryError(

@@ -1,5 +1,7 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { MemoryError } from './errors';
+import { lazy } from './lazy';
+import { loadZod } from './zod-loader';
 import {
   ENTITY_TYPES,
   MEMORY_CATEGORIES,
@@ -79,60 +81,67 @@ function printable(value: string): string {
   return shown.length > 60 ? `${shown.slice(0, 57)}...` : shown;
 }
 
-const content = z.string();
-const tags = z.array(z.string());
-const isoDate = z.iso.datetime({ offset: true });
-
-const inputSchemas = {
-  memory: z.strictObject({
-    content,
-    tags: tags.optional(),
-    category: z.enum(MEMORY_CATEGORIES).optional(),
-    sourceSession: z.string().optional(),
-  }),
-  skill: z.strictObject({
-    content,
-    tags: tags.optional(),
-    category: z.enum(SKILL_CATEGORIES).optional(),
-    status: z.enum(SKILL_STATUSES).optional(),
-  }),
-  knowledge: z.strictObject({
-    content,
-    tags: tags.optional(),
-    title: z.string().max(1000).optional(),
-    source: z.string().optional(),
-    chunkIndex: z.number().int().nonnegative().optional(),
-    version: z.string().optional(),
-    questions: z.array(z.string()).optional(),
-    headingPath: z.array(z.string()).max(20).optional(),
-    startLine: z.number().int().positive().optional(),
-    endLine: z.number().int().positive().optional(),
-    sourceHash: z
-      .string()
-      .regex(/^[0-9a-f]{64}$/, 'a SHA-256 in hex')
-      .optional(),
-  }),
-  session: z.strictObject({
-    content: z.string().optional(),
-    messages: z
-      .array(
-        z.strictObject({
-          role: z.enum(['user', 'assistant', 'system', 'tool']),
-          content: z.string(),
-          timestamp: isoDate.optional(),
-        }),
-      )
-      .optional(),
-    startedAt: isoDate.optional(),
-    endedAt: isoDate.optional(),
-    conversationId: z.string().optional(),
-    mined: z.boolean().optional(),
-  }),
-  profile: z.strictObject({
-    content,
-    metadata: z.record(z.string(), z.unknown()).optional(),
-  }),
-} satisfies Record<EntityType, z.ZodType>;
+// Built on first use (see zod-loader.ts), with the partial form each update needs.
+const inputSchemas = lazy(() => {
+  const { z } = loadZod();
+  const content = z.string();
+  const tags = z.array(z.string());
+  const isoDate = z.iso.datetime({ offset: true });
+  const full = {
+    memory: z.strictObject({
+      content,
+      tags: tags.optional(),
+      category: z.enum(MEMORY_CATEGORIES).optional(),
+      sourceSession: z.string().optional(),
+    }),
+    skill: z.strictObject({
+      content,
+      tags: tags.optional(),
+      category: z.enum(SKILL_CATEGORIES).optional(),
+      status: z.enum(SKILL_STATUSES).optional(),
+    }),
+    knowledge: z.strictObject({
+      content,
+      tags: tags.optional(),
+      title: z.string().max(1000).optional(),
+      source: z.string().optional(),
+      chunkIndex: z.number().int().nonnegative().optional(),
+      version: z.string().optional(),
+      questions: z.array(z.string()).optional(),
+      headingPath: z.array(z.string()).max(20).optional(),
+      startLine: z.number().int().positive().optional(),
+      endLine: z.number().int().positive().optional(),
+      sourceHash: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/, 'a SHA-256 in hex')
+        .optional(),
+    }),
+    session: z.strictObject({
+      content: z.string().optional(),
+      messages: z
+        .array(
+          z.strictObject({
+            role: z.enum(['user', 'assistant', 'system', 'tool']),
+            content: z.string(),
+            timestamp: isoDate.optional(),
+          }),
+        )
+        .optional(),
+      startedAt: isoDate.optional(),
+      endedAt: isoDate.optional(),
+      conversationId: z.string().optional(),
+      mined: z.boolean().optional(),
+    }),
+    profile: z.strictObject({
+      content,
+      metadata: z.record(z.string(), z.unknown()).optional(),
+    }),
+  } satisfies Record<EntityType, z.ZodType>;
+  const partial = Object.fromEntries(ENTITY_TYPES.map((type) => [type, full[type].partial()])) as {
+    [T in EntityType]: ReturnType<(typeof full)[T]['partial']>;
+  };
+  return { full, partial };
+});
 
 function describeIssues(error: z.ZodError): string {
   return error.issues
@@ -152,8 +161,8 @@ export function validateInput<T extends EntityType>(type: T, input: unknown, par
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new MemoryError('INVALID_INPUT', `The ${type} input must be an object.`);
   }
-  const schema = partial ? inputSchemas[type].partial() : inputSchemas[type];
-  const parsed = schema.safeParse(input);
+  const schemas = inputSchemas();
+  const parsed = (partial ? schemas.partial[type] : schemas.full[type]).safeParse(input);
   if (!parsed.success) {
     throw new MemoryError('INVALID_INPUT', `Invalid ${type}: ${describeIssues(parsed.error)}.`);
   }

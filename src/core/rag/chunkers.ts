@@ -1,7 +1,8 @@
 import * as path from 'node:path';
-import MarkdownIt, { type Token } from 'markdown-it';
+import type { MarkdownIt, Token } from 'markdown-it';
 import { parseDocument } from 'yaml';
 import { MemoryError } from '../errors';
+import { lazy } from '../lazy';
 
 /**
  * Splits a document into chunks for retrieval. Every chunk's text is a
@@ -386,7 +387,12 @@ function paragraphUnits(text: string, start: number, end: number, section = 0, h
  * is done for headings alone). Raw HTML is recognised so that an HTML block
  * is one block rather than odd paragraphs.
  */
-const markdown = new MarkdownIt({ html: true });
+const markdown = lazy((): MarkdownIt => {
+  // Loaded on first use: the store's worker opens sooner without it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const create = require('markdown-it') as typeof import('markdown-it').default;
+  return create({ html: true });
+});
 
 const ATOMIC = new Set(['fence', 'code_block', 'table']);
 const CONTAINERS = new Set(['blockquote', 'bullet_list', 'ordered_list', 'list_item']);
@@ -493,7 +499,8 @@ function chunkMarkdown(doc: Doc, maxChars: number): ChunkedDocument {
 /** Block tokens as a tree, each with its line range. */
 function parseBlocks(source: string): Block[] {
   const tokens: Token[] = [];
-  markdown.block.parse(source, markdown, {}, tokens);
+  const parser = markdown();
+  parser.block.parse(source, parser, {}, tokens);
   const roots: Block[] = [];
   const stack: Block[] = [];
   for (const token of tokens) {
@@ -531,7 +538,7 @@ function headingText(source: string): string {
         if (token.children) walk(token.children);
       }
     };
-    walk(markdown.parseInline(source, {}));
+    walk(markdown().parseInline(source, {}));
     return parts.join('').replace(/\s+/g, ' ').trim();
   } catch {
     return source.trim();

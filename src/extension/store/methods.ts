@@ -13,8 +13,17 @@ import {
 export const SHARED_SCOPE_TYPES: ReadonlySet<EntityType> = new Set(['skill', 'knowledge', 'profile']);
 import { MemoryError } from '../../core/errors';
 import type { SearchResult } from '../../core/search/searcher';
-import { runOperation } from '../../core/operations/catalogue';
 import type { OperationResult, OperationScope } from '../../core/operations/types';
+import { lazy } from '../../core/lazy';
+
+type Catalogue = typeof import('../../core/operations/catalogue');
+// Required on first use, not imported: the catalogue builds every operation's
+// schema when it loads, and the worker should not wait for that before the
+// store opens.
+const loadCatalogue = lazy(
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (): Catalogue => require('../../core/operations/catalogue') as Catalogue,
+);
 
 /**
  * Methods the worker offers beyond the facade's own: each runs next to the
@@ -80,7 +89,7 @@ export function workerMethods(memory: Memory) {
 
     /** Runs a catalogue operation offered as a language model tool, in the host's scope. */
     async operation(name: string, scope: OperationScope, args: unknown): Promise<OperationResult> {
-      return runOperation({ store: memory, scope }, name, args, 'tool');
+      return loadCatalogue().runOperation({ store: memory, scope }, name, args, 'tool');
     },
 
     /** Writes the portable export to a file; returns how many entities it holds. */
