@@ -47,6 +47,15 @@ function confirmation(
   return { title: operation.title, message };
 }
 
+/** `work`'s result, or a CancellationError as soon as `token` is cancelled. */
+function untilCancelled<T>(work: Promise<T>, token: vscode.CancellationToken): Promise<T> {
+  let listener: vscode.Disposable | undefined;
+  const cancelled = new Promise<never>((_, reject) => {
+    listener = token.onCancellationRequested(() => reject(new vscode.CancellationError()));
+  });
+  return Promise.race([work, cancelled]).finally(() => listener?.dispose());
+}
+
 function tool(operation: Operation, services: Services): vscode.LanguageModelTool<ToolInput> {
   return {
     async prepareInvocation(options) {
@@ -61,12 +70,17 @@ function tool(operation: Operation, services: Services): vscode.LanguageModelToo
         confirmationMessages: confirmation(operation, input, await describeTarget(services, input)),
       };
     },
-    async invoke(options) {
+    async invoke(options, token) {
+      if (token.isCancellationRequested) throw new vscode.CancellationError();
       try {
         const memory = await services.memory();
-        const result = await memory.worker.operation(operation.name, services.scope(), options.input ?? {});
+        const call = memory.worker.operation(operation.name, services.scope(), options.input ?? {});
+        // A read is abandoned when the chat is cancelled; a write that was sent
+        // is let finish, so the reply never hides a change that happened.
+        const result = await (operation.effect === 'read' ? untilCancelled(call, token) : call);
         return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(result.text)]);
       } catch (error) {
+        if (error instanceof vscode.CancellationError) throw error;
         services.log.warn(`Tool ${operation.name} failed: ${(error as Error).message}`);
         // The model gets the reason (a bad argument, an unknown id) and can correct itself.
         if (isMemoryError(error)) throw new Error(`${error.message} [${error.code}]`, { cause: error });

@@ -15,6 +15,8 @@ export type CollectionNode =
   | { kind: 'entity'; entity: Entity }
   | { kind: 'more'; type: EntityType; agentId: string; shown: number; total: number };
 
+type StoreCounts = Awaited<ReturnType<Services['memory']>>['worker']['scopeCounts'];
+
 interface Listable {
   listPaginated(agentId: string, userId?: string, options?: { limit?: number; offset?: number }): Promise<Page<Entity>>;
 }
@@ -29,6 +31,12 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
   readonly onDidChangeTreeData = this.changed.event;
   /** How many entities each scope shows, grown by "Show more". */
   private readonly shown = new Map<string, number>();
+  /**
+   * The counts read for the root rows. VS Code asks for the root first on
+   * every refresh, then for each expanded type: those reuse them instead of
+   * asking the worker again.
+   */
+  private counts: ReturnType<StoreCounts> | undefined;
 
   constructor(private readonly services: Services) {}
 
@@ -70,7 +78,11 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
     const listable = (type: EntityType) => memory[COLLECTION_OF[type]] as unknown as Listable;
 
     if (!node || node.kind === 'type') {
-      const counts = await memory.worker.scopeCounts(agentId);
+      if (!node || !this.counts) this.counts = memory.worker.scopeCounts(agentId);
+      const counts = await this.counts.catch((error: unknown) => {
+        this.counts = undefined;
+        throw error;
+      });
       if (node) {
         const { own, shared } = counts[node.type];
         const nodes: CollectionNode[] = [{ kind: 'scope', type: node.type, agentId, count: own }];
