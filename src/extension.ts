@@ -57,6 +57,8 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
   const log = vscode.window.createOutputChannel(vscode.l10n.t('Workspace Memory'), { log: true });
   service = new StoreService(context, log);
   context.subscriptions.push(log);
+  // The store's thread boots on its own core while the features below register.
+  const opening = service.memory();
 
   registerMemoryFileSystem(context, service);
   const views = registerViews(context, service);
@@ -70,9 +72,8 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
   const docSync = registerDocSync(context, service);
   registerStatusBar(context, service, docSync);
   const activateMs = performance.now() - started;
-  // Open the store now, in its worker, so the first search does not wait for it.
-  const ready = service
-    .memory()
+  // Opened now, in its worker, so the first search does not wait for it.
+  const ready = opening
     .then((memory) => memory.dataVersion())
     .then(() => {
       const readyMs = performance.now() - started;

@@ -47,15 +47,6 @@ function confirmation(
   return { title: operation.title, message };
 }
 
-/** `work`'s result, or a CancellationError as soon as `token` is cancelled. */
-function untilCancelled<T>(work: Promise<T>, token: vscode.CancellationToken): Promise<T> {
-  let listener: vscode.Disposable | undefined;
-  const cancelled = new Promise<never>((_, reject) => {
-    listener = token.onCancellationRequested(() => reject(new vscode.CancellationError()));
-  });
-  return Promise.race([work, cancelled]).finally(() => listener?.dispose());
-}
-
 function tool(operation: Operation, services: Services): vscode.LanguageModelTool<ToolInput> {
   return {
     async prepareInvocation(options) {
@@ -70,17 +61,12 @@ function tool(operation: Operation, services: Services): vscode.LanguageModelToo
         confirmationMessages: confirmation(operation, input, await describeTarget(services, input)),
       };
     },
-    async invoke(options, token) {
-      if (token.isCancellationRequested) throw new vscode.CancellationError();
+    async invoke(options) {
       try {
         const memory = await services.memory();
-        const call = memory.worker.operation(operation.name, services.scope(), options.input ?? {});
-        // A read is abandoned when the chat is cancelled; a write that was sent
-        // is let finish, so the reply never hides a change that happened.
-        const result = await (operation.effect === 'read' ? untilCancelled(call, token) : call);
+        const result = await memory.worker.operation(operation.name, services.scope(), options.input ?? {});
         return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(result.text)]);
       } catch (error) {
-        if (error instanceof vscode.CancellationError) throw error;
         services.log.warn(`Tool ${operation.name} failed: ${(error as Error).message}`);
         // The model gets the reason (a bad argument, an unknown id) and can correct itself.
         if (isMemoryError(error)) throw new Error(`${error.message} [${error.code}]`, { cause: error });
