@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
 import * as vscode from 'vscode';
-import { extensionApi, waitFor } from '../suite/extension-api';
+import { EXTENSION_ID, extensionApi, waitFor } from '../suite/extension-api';
 import { report } from '../suite/harness';
 
 const MB = 1024 * 1024;
@@ -69,6 +69,11 @@ describe('extension host cost', function () {
     await report(
       `[measure] store start-up: thread ${thread} ms, loading the store's code ${load} ms, opening ${open} ms, the host handling the ready message ${delivery} ms later`,
     );
+    // What else runs in this extension host (all of VS Code's built-ins with code, or none of them in measure-alone).
+    const others = vscode.extensions.all.filter(
+      (extension) => extension.id !== EXTENSION_ID && extension.packageJSON.main,
+    );
+    await report(`[measure] other extensions with code in this host: ${others.length}`);
   });
 
   it('the longest event-loop block during a full doc sync', async () => {
