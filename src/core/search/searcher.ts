@@ -136,7 +136,11 @@ export class Searcher {
     // little, match every word after all.
     const seen = new Set(pool.map((candidate) => candidate.entityId));
     const more = this.index.candidates([[...new Set(everyTerm)]], scope, this.scoring.columns, size);
-    return [...pool, ...more.filter((candidate) => !seen.has(candidate.entityId))];
+    // Topped up to the pool size; rows waiting outside FTS5 (see fts-index.ts) come last in each list.
+    return [...pool, ...more.filter((candidate) => !seen.has(candidate.entityId))].slice(
+      0,
+      Math.max(size, pool.length),
+    );
   }
 }
 
