@@ -114,9 +114,9 @@ export class StoreService implements Services, vscode.Disposable {
         compileCacheDir: vscode.Uri.joinPath(this.context.globalStorageUri, 'compile-cache').fsPath,
       });
       client.onDidChange((change) => this.changes.fire(change));
-      const { thread, load, open, delivery } = client.startup;
+      const { thread, load, open, delivery, compileCache } = client.startup;
       this.log.info(
-        `Store open at ${dir} in ${(performance.now() - started).toFixed(0)} ms (thread ${thread}, code ${load}, open ${open}, message ${delivery})`,
+        `Store open at ${dir} in ${(performance.now() - started).toFixed(0)} ms (thread ${thread}, code ${load}, open ${open}, message ${delivery}; compile cache ${compileCache})`,
       );
       return client;
     } catch (error) {

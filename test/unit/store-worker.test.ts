@@ -32,6 +32,19 @@ describe('store worker', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it('reports its start-up times and whether the compile cache is on', async () => {
+    assert.equal(client.startup.compileCache, 'off', 'no cache folder given');
+    const cacheDir = tempDir('wm-cache-');
+    const cached = await StoreClient.start(WORKER, { dir, options: {}, pollMs: 100, compileCacheDir: cacheDir });
+    try {
+      assert.equal(cached.startup.compileCache, 'on');
+      for (const step of ['thread', 'load', 'open', 'delivery'] as const) assert.ok(cached.startup[step] >= 0, step);
+    } finally {
+      await cached.close();
+      fs.rmSync(cacheDir, { recursive: true, force: true });
+    }
+  });
+
   it('runs the facade in the worker with the core types', async () => {
     const [saved] = await client.memory.memories.save('agent', 'user', {
       content: 'The build uses esbuild',

@@ -51,6 +51,8 @@ export interface StartupTimings {
   open: number;
   /** Until the extension host handled the "ready" message (a busy host delays it). */
   delivery: number;
+  /** Whether the store's code came from V8's compile cache ("on"), or why not. */
+  compileCache: string;
 }
 
 export interface TaskOptions<P> {
@@ -103,12 +105,13 @@ export class StoreClient {
     await new Promise<void>((resolve, reject) => {
       const onMessage = (message: Response) => {
         if (message.kind === 'ready') {
-          const { booted, loaded, opened } = message.timings;
+          const { booted, loaded, opened, compileCache } = message.timings;
           startup = {
             thread: booted - started,
             load: loaded - booted,
             open: opened - loaded,
             delivery: Date.now() - opened,
+            compileCache,
           };
           finish();
         } else if (message.kind === 'failed') finish(revive(message.error));

@@ -29,6 +29,8 @@ export interface WorkerTimings {
   loaded: number;
   /** The database was open. */
   opened: number;
+  /** V8's compile cache for the store's code: "on", "off", or why it is not on. */
+  compileCache: string;
 }
 
 export interface SerializedError {

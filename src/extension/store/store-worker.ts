@@ -60,7 +60,7 @@ function resolve(memory: Memory, extras: WorkerMethods, method: string): (...arg
   return (fn as (...args: unknown[]) => unknown).bind(target);
 }
 
-async function main(booted: number): Promise<void> {
+async function main(booted: number, compileCache: string): Promise<void> {
   const loaded = Date.now();
   let memory: Memory;
   try {
@@ -132,10 +132,10 @@ async function main(booted: number): Promise<void> {
       });
     }
   });
-  post({ kind: 'ready', timings: { booted, loaded, opened: Date.now() } });
+  post({ kind: 'ready', timings: { booted, loaded, opened: Date.now(), compileCache } });
 }
 
 /** Called by worker.ts once this module is loaded, with the time the thread began. */
-export function start(booted: number): void {
-  void main(booted);
+export function start(booted: number, compileCache: string): void {
+  void main(booted, compileCache);
 }

@@ -12,17 +12,26 @@ import type { WorkerInit } from './protocol';
 
 const booted = Date.now();
 const { compileCacheDir } = workerData as WorkerInit;
+/** What became of the compile cache, for the log: a start without it is only slower. */
+let compileCache = 'off';
 if (compileCacheDir) {
   try {
-    // Node 22.1+; without it, or if the folder cannot be written, starts are only slower.
-    nodeModule.enableCompileCache?.(compileCacheDir);
-  } catch {
-    // The store works the same without the cache.
+    // Node 22.1+; the status says whether it is on, or why not.
+    const result = nodeModule.enableCompileCache?.(compileCacheDir);
+    const names: Record<number, string> = {
+      [nodeModule.constants.compileCacheStatus.ENABLED]: 'on',
+      [nodeModule.constants.compileCacheStatus.ALREADY_ENABLED]: 'on',
+      [nodeModule.constants.compileCacheStatus.FAILED]: `failed: ${result?.message ?? ''}`,
+      [nodeModule.constants.compileCacheStatus.DISABLED]: 'disabled (NODE_DISABLE_COMPILE_CACHE)',
+    };
+    compileCache = result ? (names[result.status] ?? 'unknown') : 'unsupported';
+  } catch (error) {
+    compileCache = `failed: ${(error as Error).message}`;
   }
 }
 // Loaded with CommonJS's require (not import(), which would start the ES module loader in this thread
 // first), by a computed path so esbuild leaves the store out of this bundle.
 const store = nodeModule.createRequire(__filename)(path.join(__dirname, ['store', 'worker.js'].join('-'))) as {
-  start(booted: number): void;
+  start(booted: number, compileCache: string): void;
 };
-store.start(booted);
+store.start(booted, compileCache);
