@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MemoryError } from './errors';
+import { nodeCrypto } from './crypto';
 import type { Database } from './store/database';
 import type { EntityStore } from './store/entity-store';
 import { SCHEMA_VERSION, STATE_TABLES } from './store/schema';
@@ -36,7 +36,7 @@ export class Snapshots {
     }
     fs.mkdirSync(this.dir, { recursive: true });
     const createdAt = this.store.timestamp();
-    const id = `snap-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+    const id = `snap-${Date.now().toString(36)}-${nodeCrypto().randomBytes(3).toString('hex')}`;
     const file = this.file(id);
     const partial = `${file}.partial`;
     fs.rmSync(partial, { force: true });

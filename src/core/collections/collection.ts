@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { MemoryError } from '../errors';
+import { nodeCrypto } from '../crypto';
 import type { EventBus } from '../events';
 import type { MiddlewarePipeline } from '../middleware';
 import type { Embeddings } from '../search/hybrid';
@@ -45,7 +45,7 @@ const DEFAULTS: { [T in EntityType]: Partial<InputByType[T]> } = {
 };
 
 export function newEntityId(type: EntityType): string {
-  return `${type}-${Date.now().toString(36)}${randomUUID().slice(-12)}`;
+  return `${type}-${Date.now().toString(36)}${nodeCrypto().randomUUID().slice(-12)}`;
 }
 
 function inputOf(entity: Entity): Record<string, unknown> {

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { constants as fsConstants, promises as fsp, type Dirent, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
+import { nodeCrypto } from '../crypto';
 import ignore, { type Ignore } from 'ignore';
 import { MemoryError } from '../errors';
 
@@ -219,7 +219,7 @@ export async function readDocument(
       path: file.path,
       relativePath: file.relativePath,
       text,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
+      sha256: nodeCrypto().createHash('sha256').update(bytes).digest('hex'),
       bytes: length,
       mtimeMs: stats.mtimeMs,
     };

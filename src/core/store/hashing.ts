@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { nodeCrypto } from '../crypto';
 
 /**
  * Canonical JSON: object keys sorted at every depth, no whitespace, and
@@ -30,5 +30,5 @@ function isObject(value: unknown): boolean {
 
 /** Hex SHA-256 of the UTF-8 text (one-shot: no Hash object per call). */
 export function sha256(text: string): string {
-  return hash('sha256', text, 'hex');
+  return nodeCrypto().hash('sha256', text, 'hex');
 }

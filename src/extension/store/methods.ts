@@ -1,4 +1,5 @@
-import * as fs from 'node:fs/promises';
+// fs.promises, not node:fs/promises: Node loads it on first use, not when the worker starts.
+import { promises as fs } from 'node:fs';
 import type { Memory } from '../../core/memory';
 import {
   ENTITY_TYPES,

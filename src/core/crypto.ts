@@ -1,0 +1,11 @@
+import { lazy } from './lazy';
+
+/**
+ * node:crypto, loaded on first use. Requiring it costs a fresh worker thread
+ * about 5 ms, and opening a store (all the extension waits for at start-up)
+ * hashes nothing; the first write or snapshot loads it.
+ */
+export const nodeCrypto = lazy(
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (): typeof import('node:crypto') => require('node:crypto') as typeof import('node:crypto'),
+);
