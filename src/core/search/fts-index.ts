@@ -74,8 +74,11 @@ function matchExpression(query: MatchQuery): string {
   return query.map((group) => `(${group.map(quote).join(' OR ')})`).join(' AND ');
 }
 
+/** Every term of a document, whatever the column. */
+const termsOf = (doc: SearchDocument): Set<string> => new Set([...doc.content, ...doc.tags, ...doc.meta]);
+
 function matches(query: MatchQuery, doc: SearchDocument): boolean {
-  const present = new Set([...doc.content, ...doc.tags, ...doc.meta]);
+  const present = termsOf(doc);
   return query.every((group) => group.some((term) => present.has(term)));
 }
 
@@ -287,7 +290,7 @@ export class FtsIndex implements EntityIndexer {
       if (row) frequencies.set(term, Number(row.doc));
     }
     for (const { doc } of this.waiting(type)) {
-      const present = new Set([...doc.content, ...doc.tags, ...doc.meta]);
+      const present = termsOf(doc);
       for (const term of terms) if (present.has(term)) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
     }
     return frequencies;
