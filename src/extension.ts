@@ -39,8 +39,9 @@ let service: StoreService | undefined;
 /**
  * The composition root. Each feature registers itself here through its own
  * `register…(context, services)` function; every registration lands in
- * `context.subscriptions`. Nothing here opens the store: that happens in its
- * worker on first use, so activation stays cheap.
+ * `context.subscriptions`. The store opens in its own worker thread, started
+ * first so that it boots while the features register; activation itself
+ * only registers.
  */
 export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi | undefined {
   const started = performance.now();
@@ -57,23 +58,11 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
   const log = vscode.window.createOutputChannel(vscode.l10n.t('Workspace Memory'), { log: true });
   service = new StoreService(context, log);
   context.subscriptions.push(log);
-  // The store's thread boots on its own core while the features below register.
-  const opening = service.memory();
-
-  registerMemoryFileSystem(context, service);
-  const views = registerViews(context, service);
-  registerEntityCommands(context, service, views);
-  registerHistoryCommands(context, service, views);
-  registerSearchCommands(context, service);
-  registerStoreCommands(context, service);
-  registerTools(context, service);
-  registerMcpServer(context, service);
-  registerChatParticipant(context, service);
-  const docSync = registerDocSync(context, service);
-  registerStatusBar(context, service, docSync);
-  const activateMs = performance.now() - started;
-  // Opened now, in its worker, so the first search does not wait for it.
-  const ready = opening
+  // The store's thread boots on its own core while the features below register,
+  // so the first search does not wait for it.
+  let activateMs = 0;
+  const ready = service
+    .memory()
     .then((memory) => memory.dataVersion())
     .then(() => {
       const readyMs = performance.now() - started;
@@ -81,6 +70,28 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
       return readyMs;
     });
   ready.catch((error: unknown) => service?.reportError(vscode.l10n.t('Opening the memory store'), error));
+
+  let views: ReturnType<typeof registerViews>;
+  let docSync: ReturnType<typeof registerDocSync>;
+  try {
+    registerMemoryFileSystem(context, service);
+    views = registerViews(context, service);
+    registerEntityCommands(context, service, views);
+    registerHistoryCommands(context, service, views);
+    registerSearchCommands(context, service);
+    registerStoreCommands(context, service);
+    registerTools(context, service);
+    registerMcpServer(context, service);
+    registerChatParticipant(context, service);
+    docSync = registerDocSync(context, service);
+    registerStatusBar(context, service, docSync);
+  } catch (error) {
+    // Activation failed: the worker started above must not keep the database open.
+    void service.dispose();
+    service = undefined;
+    throw error;
+  }
+  activateMs = performance.now() - started;
   const services = service;
   return {
     services,

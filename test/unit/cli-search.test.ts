@@ -359,7 +359,7 @@ describe('cli search, recall, reindex and save --dedup', function () {
     it('repairs an index emptied behind the store’s back', () => {
       const db = new DatabaseSync(path.join(dir, 'memory.db'));
       db.exec(
-        "INSERT INTO search_fts_memory (search_fts_memory) VALUES ('delete-all'); DELETE FROM search_docs; DELETE FROM search_stats;",
+        "INSERT INTO fts_memory (fts_memory) VALUES ('delete-all'); DELETE FROM search_docs; DELETE FROM search_pending; DELETE FROM search_stats;",
       );
       db.close();
       assert.deepEqual(json<SearchResult[]>(['search', 'deploy', ...scope()]), []);

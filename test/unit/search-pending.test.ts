@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { Memory, STORE_FILE } from '../../src/core/memory';
 import { PENDING_LIMIT } from '../../src/core/search/fts-index';
-import { FakeClock, openTemp, random } from './helpers';
+import { FakeClock, openTemp, random, rejectsWith } from './helpers';
 
 const WORDS =
   'deploy staging cluster cache layer token refresh build pipeline docker image retry policy schema migration index query latency login session cookie webhook queue worker'.split(
@@ -24,8 +24,8 @@ function inspect(dir: string): { waiting: number; integrity: () => void; close: 
   return {
     waiting: Number(db.prepare('SELECT count(*) AS n FROM search_pending').get()?.n),
     // FTS5 compares its index with search_docs row by row and throws on any
-    // difference, so this holds only while no row is waiting.
-    integrity: () => db.exec(`INSERT INTO search_fts_memory (search_fts_memory, rank) VALUES ('integrity-check', 1)`),
+    // difference, so this holds only while no row is waiting and every row is a memory.
+    integrity: () => db.exec(`INSERT INTO fts_memory (fts_memory, rank) VALUES ('integrity-check', 1)`),
     close: () => db.close(),
   };
 }
@@ -118,6 +118,34 @@ describe('search rows waiting outside FTS5', () => {
     }
   });
 
+  it('a waiting row found only when the pool is topped up is kept, as it would be once indexed', async () => {
+    const { memory, cleanup } = await openTemp();
+    try {
+      // "alpha" is rare in the store but absent from agent a's corner, so the
+      // narrowed match (alpha only) finds nothing there and the pool is topped
+      // up from every word: 1,100 ranked rows with "beta", and the waiting one.
+      const filler = 'lorem ipsum dolor sit amet consectetur adipiscing elit tempor incididunt labore magna aliqua';
+      await memory.memories.saveMany([
+        ...Array.from({ length: 1100 }, (_, i) => ({
+          agentId: 'a',
+          userId: 'u',
+          input: { content: `beta ${filler} n${i}` },
+        })),
+        { agentId: 'b', userId: 'u', input: { content: 'alpha only in agent b' } },
+      ]);
+      const [waiting] = await memory.memories.save('a', 'u', { content: 'beta beta beta' });
+      const top = async () => (await memory.memories.search('a', 'u', 'alpha beta', 10))[0]?.entity.id;
+      assert.equal(await top(), waiting.id, 'while waiting');
+      for (let i = 1; i < PENDING_LIMIT; i++) await memory.memories.save('c', 'u', { content: `unrelated ${i}` });
+      const db = inspect(memory.dir);
+      assert.equal(db.waiting, 0);
+      db.close();
+      assert.equal(await top(), waiting.id, 'once in FTS5');
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('another connection finds rows this one left waiting; rebuilding the index keeps them searchable', async () => {
     const { memory, dir, cleanup } = await openTemp();
     const other = await Memory.open({ dir, author: 'other' });
@@ -150,6 +178,63 @@ describe('search rows waiting outside FTS5', () => {
       db.close();
     } finally {
       await other.close();
+      await cleanup();
+    }
+  });
+
+  it('upgrades a version-1 store, after which a version-1 process fails instead of damaging the index', async () => {
+    const clock = new FakeClock();
+    const { memory, dir, cleanup } = await openTemp({ now: clock.now });
+    try {
+      await memory.memories.saveMany(
+        sentences(80, 5).map((content) => ({ agentId: 'a', userId: 'u', input: { content } })),
+      );
+      await memory.skills.save('a', undefined, { content: 'Deploy staging with the release script' });
+      const expected = await ranking(memory, 'deploy staging');
+      await memory.close();
+      // Back to version 1's layout: its FTS5 table names, no queue of waiting rows.
+      const db = new DatabaseSync(path.join(dir, STORE_FILE));
+      for (const type of ['memory', 'skill', 'knowledge']) {
+        db.exec(`DROP TABLE fts_vocab_${type}; DROP TABLE fts_${type};
+          CREATE VIRTUAL TABLE search_fts_${type} USING fts5(content, tags, meta, content = 'search_docs',
+            content_rowid = 'rowid', detail = column, tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
+          CREATE VIRTUAL TABLE search_vocab_${type} USING fts5vocab(search_fts_${type}, 'row');
+          INSERT INTO search_fts_${type} (rowid, content, tags, meta)
+            SELECT rowid, content, tags, meta FROM search_docs WHERE type = '${type}';`);
+      }
+      db.exec('DROP TABLE search_pending; PRAGMA user_version = 1');
+      db.close();
+
+      const upgraded = await Memory.open({ dir, author: 'test', now: clock.now });
+      try {
+        assert.deepEqual(await ranking(upgraded, 'deploy staging'), expected);
+        assert.equal((await upgraded.skills.search('a', 'release script')).length, 1);
+        // What a version-1 process still running on the store would do next.
+        const old = new DatabaseSync(path.join(dir, STORE_FILE));
+        assert.throws(
+          () => old.exec(`INSERT INTO search_fts_memory (rowid, content, tags, meta) VALUES (999999, 'a', '', '')`),
+          /no such table/,
+        );
+        old.close();
+      } finally {
+        await upgraded.close();
+      }
+      // openTemp's clean-up closes `memory` again, which is harmless.
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('refuses to write once a newer version has upgraded the store under it, and writes nothing', async () => {
+    const { memory, dir, cleanup } = await openTemp();
+    try {
+      await memory.memories.save('a', 'u', { content: 'saved before the upgrade' });
+      const newer = new DatabaseSync(path.join(dir, STORE_FILE));
+      newer.exec('PRAGMA user_version = 99');
+      newer.close();
+      await rejectsWith(memory.memories.save('a', 'u', { content: 'saved after the upgrade' }), 'STORE_INCOMPATIBLE');
+      assert.equal(await memory.memories.count('a', 'u'), 1);
+    } finally {
       await cleanup();
     }
   });

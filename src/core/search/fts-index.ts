@@ -1,4 +1,5 @@
 import type { Database, Row } from '../store/database';
+import { ftsTable, vocabTable } from '../store/schema';
 import type { VersionBody } from '../store/entity-store';
 import { SEARCHABLE_TYPES, type EntityType } from '../types';
 import { type SearchDocument, documentFor, documentLength } from './documents';
@@ -91,10 +92,6 @@ function scopeClause(scope: IndexScope, alias: string): { clause: string; params
     params: [...scope.agentIds, ...(scope.userId === undefined ? [] : [scope.userId])],
   };
 }
-
-/** The FTS5 table (and its vocabulary) of one searchable type. */
-const ftsTable = (type: string): string => `search_fts_${type}`;
-const vocabTable = (type: string): string => `search_vocab_${type}`;
 
 function toCandidate(row: Row): Candidate {
   return {
@@ -239,11 +236,17 @@ export class FtsIndex implements EntityIndexer {
 
   /**
    * The best `limit` rows in the scope matching `query`, by FTS5's weighted
-   * BM25, with their terms, followed by the matching rows still waiting to
-   * enter FTS5. The scope is checked on search_docs before anything is
-   * ranked; the terms are read only for the rows that made the cut.
+   * BM25, with their terms; and, apart, the matching rows still waiting to
+   * enter FTS5, which nothing has ranked. The scope is checked on search_docs
+   * before anything is ranked; the terms are read only for the rows that
+   * made the cut.
    */
-  candidates(query: MatchQuery, scope: IndexScope, weights: ColumnWeights, limit: number): Candidate[] {
+  candidates(
+    query: MatchQuery,
+    scope: IndexScope,
+    weights: ColumnWeights,
+    limit: number,
+  ): { ranked: Candidate[]; waiting: Candidate[] } {
     const { clause, params } = scopeClause(scope, 's');
     const ranked = this.db
       .all(
@@ -262,7 +265,12 @@ export class FtsIndex implements EntityIndexer {
       )
       .map(toCandidate);
     const waiting = this.waiting(scope.type, scope).filter((candidate) => matches(query, candidate.doc));
-    return waiting.length ? [...ranked, ...waiting] : ranked;
+    return { ranked, waiting };
+  }
+
+  /** Runs `work`'s reads in one read transaction: a flush by another process cannot move rows out of sight between them. */
+  read<T>(work: () => T): T {
+    return this.db.read(work);
   }
 
   /**

@@ -44,6 +44,10 @@ export class Searcher {
   ) {}
 
   search(scope: SearchScope, query: string, limit: number, options: SearchOptions = {}): SearchResult[] {
+    return this.index.read(() => this.searchNow(scope, query, limit, options));
+  }
+
+  private searchNow(scope: SearchScope, query: string, limit: number, options: SearchOptions): SearchResult[] {
     const groups = this.expander()
       .expand(query)
       .filter((group) => group.length > 0)
@@ -124,23 +128,23 @@ export class Searcher {
     const rarest = Math.min(...present.map((group) => group.df));
     const budgeted = rarest <= this.scoring.matchBudget || present.length === 1;
     const narrowed = budgeted ? matchingTerms(present, frequencies, this.scoring.matchBudget) : undefined;
-    const pool = this.index.candidates(
+    const first = this.index.candidates(
       narrowed ? [narrowed] : present.map((group) => group.terms.filter((term) => frequencies.has(term))),
       scope,
       this.scoring.columns,
       size,
     );
+    const pool = [...first.ranked, ...first.waiting];
     if (pool.length >= limit || (narrowed && narrowed.length === new Set(everyTerm).size)) return pool;
     // Word counts are store-wide but the scope may be a small corner of the
     // store (one agent among many): when the narrowed match finds too
-    // little, match every word after all.
+    // little, match every word after all. The ranked rows are topped up to
+    // the pool size; rows waiting outside FTS5 were never ranked, so every
+    // one that matches stays.
     const seen = new Set(pool.map((candidate) => candidate.entityId));
+    const unseen = (candidates: Candidate[]) => candidates.filter((candidate) => !seen.has(candidate.entityId));
     const more = this.index.candidates([[...new Set(everyTerm)]], scope, this.scoring.columns, size);
-    // Topped up to the pool size; rows waiting outside FTS5 (see fts-index.ts) come last in each list.
-    return [...pool, ...more.filter((candidate) => !seen.has(candidate.entityId))].slice(
-      0,
-      Math.max(size, pool.length),
-    );
+    return [...first.ranked, ...unseen(more.ranked)].slice(0, size).concat(first.waiting, unseen(more.waiting));
   }
 }
 

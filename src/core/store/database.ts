@@ -27,6 +27,7 @@ export class Database {
   private readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
   private inTransaction = false;
+  private inRead = false;
   /** Work gathered during the open transaction and written once, just before it commits. */
   private readonly deferred = new Map<string, { state: unknown; flush: (state: unknown) => void }>();
   private closed = false;
@@ -112,6 +113,7 @@ export class Database {
    */
   transaction<T>(work: () => T): T {
     if (this.inTransaction) return work();
+    if (this.inRead) throw new Error('A write transaction cannot start inside Database.read().');
     try {
       // Prepared once like any other statement: exec() would parse and plan
       // BEGIN and COMMIT again on every write.
@@ -121,6 +123,7 @@ export class Database {
     }
     this.inTransaction = true;
     try {
+      this.assertVersion();
       const result = work();
       for (const { state, flush } of this.deferred.values()) flush(state);
       this.statement('COMMIT').run();
@@ -135,6 +138,49 @@ export class Database {
     } finally {
       this.inTransaction = false;
       this.deferred.clear();
+    }
+  }
+
+  /**
+   * Runs `work`'s reads in one read transaction, so they all see the store
+   * as one commit left it, whatever other processes commit meanwhile (WAL
+   * keeps that snapshot for the reader). Inside a write transaction, or
+   * another read, it just runs.
+   */
+  read<T>(work: () => T): T {
+    if (this.inTransaction || this.inRead) return work();
+    this.statement('BEGIN').run();
+    this.inRead = true;
+    let result: T;
+    try {
+      result = work();
+    } catch (error) {
+      this.inRead = false;
+      try {
+        this.statement('ROLLBACK').run();
+      } catch {
+        // SQLite already ended it.
+      }
+      throw error;
+    }
+    this.inRead = false;
+    this.statement('COMMIT').run();
+    return result;
+  }
+
+  /**
+   * A newer version may have upgraded the store since this connection
+   * opened it (another window, an updated CLI): writing with this version's
+   * idea of the layout could damage it, so the write is refused. Checked in
+   * every write transaction, where the answer cannot change until it ends.
+   */
+  private assertVersion(): void {
+    const version = Number(this.get('PRAGMA user_version')?.user_version ?? 0);
+    if (version > SCHEMA_VERSION) {
+      throw new MemoryError(
+        'STORE_INCOMPATIBLE',
+        `A newer Workspace Memory upgraded this store (schema ${version}; this version writes ${SCHEMA_VERSION}) while it was open here. Update the extension or CLI and reopen it.`,
+      );
     }
   }
 

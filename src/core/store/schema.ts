@@ -4,6 +4,26 @@ import type { Database } from './database';
 /** Bumped whenever the layout changes; `migrate` brings older stores forward. */
 export const SCHEMA_VERSION = 2;
 
+/** The FTS5 table (and its vocabulary) that indexes one searchable type's search rows. */
+export const ftsTable = (type: string): string => `fts_${type}`;
+export const vocabTable = (type: string): string => `fts_vocab_${type}`;
+
+/** One external-content FTS5 table per searchable type, with its vocabulary, under the given names. */
+function ftsTables(table: (type: string) => string, vocab: (type: string) => string): string {
+  return SEARCHABLE_TYPES.map(
+    (type) => `CREATE VIRTUAL TABLE ${table(type)} USING fts5(
+  content, tags, meta,
+  content = 'search_docs', content_rowid = 'rowid', detail = column,
+  tokenize = "unicode61 remove_diacritics 0 tokenchars '_'"
+);
+CREATE VIRTUAL TABLE ${vocab(type)} USING fts5vocab(${table(type)}, 'row');`,
+  ).join('\n');
+}
+
+// The names version 1 gave them (see V2).
+const v1FtsTable = (type: string): string => `search_fts_${type}`;
+const v1VocabTable = (type: string): string => `search_vocab_${type}`;
+
 /** Tables that together are the store's state; snapshots copy exactly these. */
 export const STATE_TABLES = ['objects', 'commits', 'refs', 'access', 'vectors', 'rag_files'] as const;
 
@@ -85,14 +105,7 @@ CREATE TABLE search_docs (
   tags TEXT NOT NULL,
   meta TEXT NOT NULL
 );
-${SEARCHABLE_TYPES.map(
-  (type) => `CREATE VIRTUAL TABLE search_fts_${type} USING fts5(
-  content, tags, meta,
-  content = 'search_docs', content_rowid = 'rowid', detail = column,
-  tokenize = "unicode61 remove_diacritics 0 tokenchars '_'"
-);
-CREATE VIRTUAL TABLE search_vocab_${type} USING fts5vocab(search_fts_${type}, 'row');`,
-).join('\n')}
+${ftsTables(v1FtsTable, v1VocabTable)}
 -- Row count and total length of the indexed documents per type, kept in
 -- step with search_docs by every write: BM25's document count and average
 -- length (long document chunks must not make every memory look short).
@@ -151,7 +164,19 @@ CREATE TABLE audit (
 // at commit): about half the cost of saving one memory. Small transactions
 // leave their rows here instead, the searcher matches them directly, and
 // they enter FTS5 together once enough have gathered (see fts-index.ts).
+//
+// The FTS5 tables are renamed and rebuilt at the same time. A process still
+// running version 1 (an MCP server or CLI started before the upgrade) knows
+// nothing of waiting rows: it would miss them in searches and, deleting one,
+// tell FTS5 to forget a row it never held, which damages the index. With the
+// old names gone it fails with "no such table" instead, and writes nothing.
 const V2 = `
+${SEARCHABLE_TYPES.map((type) => `DROP TABLE ${v1VocabTable(type)};\nDROP TABLE ${v1FtsTable(type)};`).join('\n')}
+${ftsTables(ftsTable, vocabTable)}
+${SEARCHABLE_TYPES.map(
+  (type) =>
+    `INSERT INTO ${ftsTable(type)} (rowid, content, tags, meta) SELECT rowid, content, tags, meta FROM search_docs WHERE type = '${type}';`,
+).join('\n')}
 CREATE TABLE search_pending (
   rowid INTEGER PRIMARY KEY
 );

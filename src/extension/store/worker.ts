@@ -18,13 +18,13 @@ if (compileCacheDir) {
   try {
     // Node 22.1+; the status says whether it is on, or why not.
     const result = nodeModule.enableCompileCache?.(compileCacheDir);
-    const names: Record<number, string> = {
-      [nodeModule.constants.compileCacheStatus.ENABLED]: 'on',
-      [nodeModule.constants.compileCacheStatus.ALREADY_ENABLED]: 'on',
-      [nodeModule.constants.compileCacheStatus.FAILED]: `failed: ${result?.message ?? ''}`,
-      [nodeModule.constants.compileCacheStatus.DISABLED]: 'disabled (NODE_DISABLE_COMPILE_CACHE)',
-    };
-    compileCache = result ? (names[result.status] ?? 'unknown') : 'unsupported';
+    if (!result) compileCache = 'unsupported';
+    else {
+      const { ENABLED, ALREADY_ENABLED, DISABLED } = nodeModule.constants.compileCacheStatus;
+      if (result.status === ENABLED || result.status === ALREADY_ENABLED) compileCache = 'on';
+      else if (result.status === DISABLED) compileCache = 'disabled (NODE_DISABLE_COMPILE_CACHE)';
+      else compileCache = `failed: ${result.message ?? 'unknown reason'}`;
+    }
   } catch (error) {
     compileCache = `failed: ${(error as Error).message}`;
   }

@@ -32,15 +32,16 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
   /** How many entities each scope shows, grown by "Show more". */
   private readonly shown = new Map<string, number>();
   /**
-   * The counts read for the root rows. VS Code asks for the root first on
-   * every refresh, then for each expanded type: those reuse them instead of
-   * asking the worker again.
+   * The counts read for the root rows, and for which agent. VS Code asks for
+   * the root first on every refresh, then for each expanded type: those
+   * reuse them instead of asking the worker again.
    */
-  private counts: ReturnType<StoreCounts> | undefined;
+  private counts: { agentId: string; read: ReturnType<StoreCounts> } | undefined;
 
   constructor(private readonly services: Services) {}
 
   refresh(): void {
+    this.counts = undefined;
     this.changed.fire(undefined);
   }
 
@@ -78,9 +79,11 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
     const listable = (type: EntityType) => memory[COLLECTION_OF[type]] as unknown as Listable;
 
     if (!node || node.kind === 'type') {
-      if (!node || !this.counts) this.counts = memory.worker.scopeCounts(agentId);
-      const counts = await this.counts.catch((error: unknown) => {
-        this.counts = undefined;
+      if (!node || this.counts?.agentId !== agentId)
+        this.counts = { agentId, read: memory.worker.scopeCounts(agentId) };
+      const cached = this.counts;
+      const counts = await cached.read.catch((error: unknown) => {
+        if (this.counts === cached) this.counts = undefined;
         throw error;
       });
       if (node) {

@@ -1,0 +1,53 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { Database } from '../../src/core/store/database';
+import { tempDir } from './helpers';
+
+describe('database', () => {
+  let dir: string;
+  let db: Database;
+  let other: DatabaseSync;
+  const count = () => Number(db.get('SELECT count(*) AS n FROM audit')?.n);
+  const writeElsewhere = () =>
+    other.exec("INSERT INTO audit (time, op) VALUES ('2026-01-01T00:00:00.000Z', 'elsewhere')");
+
+  beforeEach(() => {
+    dir = tempDir();
+    db = new Database(path.join(dir, 'memory.db'));
+    // Another process's connection.
+    other = new DatabaseSync(path.join(dir, 'memory.db'));
+  });
+
+  afterEach(() => {
+    other.close();
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('read() sees one snapshot, whatever another connection commits meanwhile', () => {
+    const seen = db.read(() => {
+      const before = count();
+      writeElsewhere();
+      return [before, count()];
+    });
+    assert.deepEqual(seen, [0, 0]);
+    assert.equal(count(), 1, 'the commit is visible once the read ends');
+  });
+
+  it('read() refuses a write transaction inside it, and an error ends it', () => {
+    assert.throws(() => db.read(() => db.transaction(() => count())), /cannot start inside/);
+    assert.throws(() =>
+      db.read(() => {
+        throw new Error('failed mid-read');
+      }),
+    );
+    writeElsewhere();
+    assert.equal(
+      db.transaction(() => count()),
+      1,
+      'no read transaction was left open',
+    );
+  });
+});
