@@ -182,7 +182,7 @@ describe('search rows waiting outside FTS5', () => {
     }
   });
 
-  it('upgrades a version-1 store, after which a version-1 process fails instead of damaging the index', async () => {
+  it('upgrades a version-1 store, after which a version-1 process fails instead of damaging the index or a snapshot', async () => {
     const clock = new FakeClock();
     const { memory, dir, cleanup } = await openTemp({ now: clock.now });
     try {
@@ -195,7 +195,7 @@ describe('search rows waiting outside FTS5', () => {
       // Back to version 1's layout: its FTS5 table names, no queue of waiting rows.
       const db = new DatabaseSync(path.join(dir, STORE_FILE));
       for (const type of ['memory', 'skill', 'knowledge']) {
-        db.exec(`DROP TABLE fts_vocab_${type}; DROP TABLE fts_${type};
+        db.exec(`DROP TABLE fts_vocab_${type}; DROP TABLE fts_${type}; DROP VIEW search_fts_${type};
           CREATE VIRTUAL TABLE search_fts_${type} USING fts5(content, tags, meta, content = 'search_docs',
             content_rowid = 'rowid', detail = column, tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
           CREATE VIRTUAL TABLE search_vocab_${type} USING fts5vocab(search_fts_${type}, 'row');
@@ -209,12 +209,30 @@ describe('search rows waiting outside FTS5', () => {
       try {
         assert.deepEqual(await ranking(upgraded, 'deploy staging'), expected);
         assert.equal((await upgraded.skills.search('a', 'release script')).length, 1);
-        // What a version-1 process still running on the store would do next.
+        // What a version-1 process still running on the store would do next:
+        // search (no vocabulary any more), save, or restore a snapshot taken
+        // before the upgrade, which attaches a file that still has the old tables.
         const old = new DatabaseSync(path.join(dir, STORE_FILE));
         assert.throws(
-          () => old.exec(`INSERT INTO search_fts_memory (rowid, content, tags, meta) VALUES (999999, 'a', '', '')`),
+          () => old.prepare(`SELECT doc FROM search_vocab_memory WHERE term = 'deploy'`).all(),
           /no such table/,
         );
+        assert.throws(
+          () => old.exec(`INSERT INTO search_fts_memory (rowid, content, tags, meta) VALUES (999999, 'a', '', '')`),
+          /upgraded by a newer Workspace Memory/,
+        );
+        const snapshot = path.join(dir, 'v1-snapshot.db');
+        const v1 = new DatabaseSync(snapshot);
+        v1.exec(`CREATE VIRTUAL TABLE search_fts_memory USING fts5(content, tags, meta)`);
+        v1.exec(`INSERT INTO search_fts_memory (content, tags, meta) VALUES ('kept', '', '')`);
+        v1.close();
+        old.exec(`ATTACH DATABASE '${snapshot}' AS snap`);
+        assert.throws(
+          () => old.exec(`INSERT INTO search_fts_memory (search_fts_memory) VALUES ('delete-all')`),
+          /upgraded by a newer Workspace Memory/,
+        );
+        assert.equal(Number(old.prepare('SELECT count(*) AS n FROM snap.search_fts_memory').get()?.n), 1);
+        old.exec('DETACH DATABASE snap');
         old.close();
       } finally {
         await upgraded.close();

@@ -2,7 +2,7 @@ import { SEARCHABLE_TYPES } from '../types';
 import type { Database } from './database';
 
 /** Bumped whenever the layout changes; `migrate` brings older stores forward. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** The FTS5 table (and its vocabulary) that indexes one searchable type's search rows. */
 export const ftsTable = (type: string): string => `fts_${type}`;
@@ -20,7 +20,7 @@ CREATE VIRTUAL TABLE ${vocab(type)} USING fts5vocab(${table(type)}, 'row');`,
   ).join('\n');
 }
 
-// The names version 1 gave them (see V2).
+// The names versions 1 and 2 gave them (see V3).
 const v1FtsTable = (type: string): string => `search_fts_${type}`;
 const v1VocabTable = (type: string): string => `search_vocab_${type}`;
 
@@ -164,22 +164,35 @@ CREATE TABLE audit (
 // at commit): about half the cost of saving one memory. Small transactions
 // leave their rows here instead, the searcher matches them directly, and
 // they enter FTS5 together once enough have gathered (see fts-index.ts).
-//
-// The FTS5 tables are renamed and rebuilt at the same time. A process still
-// running version 1 (an MCP server or CLI started before the upgrade) knows
-// nothing of waiting rows: it would miss them in searches and, deleting one,
-// tell FTS5 to forget a row it never held, which damages the index. With the
-// old names gone it fails with "no such table" instead, and writes nothing.
 const V2 = `
-${SEARCHABLE_TYPES.map((type) => `DROP TABLE ${v1VocabTable(type)};\nDROP TABLE ${v1FtsTable(type)};`).join('\n')}
+CREATE TABLE search_pending (
+  rowid INTEGER PRIMARY KEY
+);
+`;
+
+// The FTS5 tables under new names, rebuilt from search_docs. A process still
+// running version 1 (an MCP server or a window started before the upgrade)
+// knows nothing of waiting rows: it would miss them in searches and, deleting
+// one, tell FTS5 to forget a row it never held, which damages the index. So
+// its statements must fail: the old table names now belong to views whose
+// writes abort with a message (a view rather than nothing, because a version-1
+// restore attaches a snapshot that still has tables of those names, and would
+// otherwise write into the snapshot's), and its searches find no vocabulary.
+const UPGRADED = 'This store was upgraded by a newer Workspace Memory: update this one and reload.';
+const V3 = `
+${SEARCHABLE_TYPES.map(
+  (type) => `DROP TABLE ${v1VocabTable(type)};
+DROP TABLE ${v1FtsTable(type)};
+CREATE VIEW ${v1FtsTable(type)} (rowid, ${v1FtsTable(type)}, content, tags, meta, rank)
+  AS SELECT NULL, NULL, NULL, NULL, NULL, NULL WHERE 0;
+CREATE TRIGGER ${v1FtsTable(type)}_upgraded INSTEAD OF INSERT ON ${v1FtsTable(type)}
+  BEGIN SELECT RAISE(ABORT, '${UPGRADED}'); END;`,
+).join('\n')}
 ${ftsTables(ftsTable, vocabTable)}
 ${SEARCHABLE_TYPES.map(
   (type) =>
     `INSERT INTO ${ftsTable(type)} (rowid, content, tags, meta) SELECT rowid, content, tags, meta FROM search_docs WHERE type = '${type}';`,
 ).join('\n')}
-CREATE TABLE search_pending (
-  rowid INTEGER PRIMARY KEY
-);
 `;
 
 /** Runs inside a write transaction; re-reads the version so two processes creating one store do not both migrate. */
@@ -188,5 +201,6 @@ export function migrate(db: Database): void {
   if (from >= SCHEMA_VERSION) return;
   if (from < 1) db.exec(V1);
   if (from < 2) db.exec(V2);
+  if (from < 3) db.exec(V3);
   db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
 }
