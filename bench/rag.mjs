@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { sqliteFloor } from './replay.mjs';
 
 const require = createRequire(import.meta.url);
 const { Memory } = require('../dist/core.js');
@@ -42,6 +43,10 @@ try {
   let start = performance.now();
   const first = await memory.rag.sync(docs, 'docs');
   const ingestSeconds = (performance.now() - start) / 1000;
+  // The same chunks written again by SQLite alone, in the sync's transactions
+  // of at most 400 chunks: the ceiling for ingest on this machine.
+  const floor = await sqliteFloor(path.join(work, 'store', 'memory.db'), 400);
+  const firstChunksPerFile = first.chunks.added / first.added.length;
 
   start = performance.now();
   const again = await memory.rag.sync(docs, 'docs');
@@ -74,6 +79,7 @@ try {
     ingested: first.added.length,
     skipped: first.skipped.length,
     ingestFilesPerSec: Math.round(first.added.length / ingestSeconds),
+    ingestSqliteAloneFilesPerSec: Math.round(floor.perSec / firstChunksPerFile),
     resyncUnchangedMs: +resyncMs.toFixed(1),
     resyncUnchangedTouched: again.added.length + again.updated.length + again.removed.length,
     resyncOneChangeMs: +oneChangeMs.toFixed(1),

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { percentile, timeEach } from './measure.mjs';
+import { sqliteFloor } from './replay.mjs';
 import { memoryInput, random } from './synthetic.mjs';
 
 const require = createRequire(import.meta.url);
@@ -61,6 +62,8 @@ async function run(size) {
     }
     const saveManyRate = size / ((performance.now() - start) / 1000);
     const saveManyCpuRate = size / cpuSeconds(cpuStart);
+    // The same rows written again by SQLite alone: the ceiling for saveMany here.
+    const floor = await sqliteFloor(path.join(dir, 'memory.db'), batchSize);
 
     // A tenth of the entities get a second version, so history has chains to walk.
     const updated = ids.filter((_, i) => i % 10 === 0);
@@ -115,6 +118,8 @@ async function run(size) {
       entities,
       saveManyPerSec: Math.round(saveManyRate),
       saveManyPerCpuSec: Math.round(saveManyCpuRate),
+      saveManySqliteAlonePerSec: floor.perSec,
+      saveManySqliteAlonePerCpuSec: floor.perCpuSec,
       savesPerSec: Math.round(normal.wall),
       savesPerCpuSec: Math.round(normal.cpu),
       savesPerSecSyncFull: Math.round(fullRate),
