@@ -5,6 +5,13 @@ import { type RemoteMemory, type StoreChange, StoreClient } from './store/client
 
 /** How often the worker looks for writes by other processes (CLI, MCP server). */
 const EXTERNAL_POLL_MS = 1000;
+/**
+ * A worker that stops unexpectedly this many times within CRASH_WINDOW_MS is
+ * not started again: a crash that repeats (out of memory on a huge store, a
+ * damaged file) would otherwise restart it on every view refresh, forever.
+ */
+const MAX_CRASHES = 3;
+const CRASH_WINDOW_MS = 60_000;
 
 /**
  * What every feature gets: the store (opened on first use, in its worker),
@@ -27,6 +34,10 @@ export interface Services {
 export class StoreService implements Services, vscode.Disposable {
   private opening: Promise<StoreClient> | undefined;
   private disposed = false;
+  /** When the worker last stopped unexpectedly, newest last (within CRASH_WINDOW_MS). */
+  private crashes: number[] = [];
+  /** Set once the worker crashed MAX_CRASHES times: why the store is not reopened. */
+  private givenUp: MemoryError | undefined;
   /** The folder of the store last opened. */
   private openedDir: string | undefined;
   private readonly changes = new vscode.EventEmitter<StoreChange>();
@@ -65,6 +76,7 @@ export class StoreService implements Services, vscode.Disposable {
     if (this.disposed) {
       return Promise.reject(new MemoryError('STORE_CLOSED', vscode.l10n.t('Workspace Memory is shutting down.')));
     }
+    if (this.givenUp) return Promise.reject(this.givenUp);
     if (!this.opening) {
       const attempt = this.open();
       this.opening = attempt;
@@ -74,7 +86,7 @@ export class StoreService implements Services, vscode.Disposable {
             // A crashed worker is replaced on the next use; nothing else holds on to it.
             if (this.opening !== attempt) return;
             this.opening = undefined;
-            this.log.error(`The store's worker stopped unexpectedly (exit code ${code}); it restarts on next use.`);
+            this.crashed(code);
             this.changes.fire({ origin: 'local', entityIds: [] });
           }),
         () => {
@@ -125,7 +137,29 @@ export class StoreService implements Services, vscode.Disposable {
     }
   }
 
+  private crashed(code: number): void {
+    const now = Date.now();
+    this.crashes = [...this.crashes.filter((time) => now - time < CRASH_WINDOW_MS), now];
+    if (this.crashes.length < MAX_CRASHES) {
+      this.log.error(`The store's worker stopped unexpectedly (exit code ${code}); it restarts on next use.`);
+      return;
+    }
+    this.givenUp = new MemoryError(
+      'STORE_CLOSED',
+      vscode.l10n.t(
+        "The memory store's worker stopped unexpectedly {0} times in a minute (last exit code {1}), so it is not restarted. Reload the window to try again.",
+        MAX_CRASHES,
+        code,
+      ),
+    );
+    this.reportError(vscode.l10n.t('The memory store'), this.givenUp);
+  }
+
+  /** Closes the store; the next use opens it again (in another folder, or for another user). */
   private async reopen(): Promise<void> {
+    // A new place or user is a new start: earlier crashes no longer count.
+    this.crashes = [];
+    this.givenUp = undefined;
     const previous = this.opening;
     this.opening = undefined;
     if (previous) await (await previous.catch(() => undefined))?.close();

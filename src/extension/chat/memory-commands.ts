@@ -1,7 +1,8 @@
 /** /remember, /forget, /history and /snapshot: direct changes to the memory, each undoable or confirmed. */
 import * as vscode from 'vscode';
 import { inScope } from '../../core/operations/scope';
-import type { CommitInfo, Entity, MemoryEntity } from '../../core/types';
+import type { OperationScope } from '../../core/operations/types';
+import { SHARED_AGENT_ID, type CommitInfo, type Entity, type MemoryEntity } from '../../core/types';
 import { versionUri } from '../documents/uris';
 import { UNDO_COMMAND } from './actions';
 import { type CommandContext, type CommandHandler, type CommandOutcome, missingPrompt } from './command';
@@ -106,35 +107,46 @@ export const history: CommandHandler = async (context) => {
   const { services, reply, request } = context;
   const memory = await services.memory();
   const text = request.prompt.trim();
-  // Any entity in scope by id (skills and profiles have histories too), else the best matching memory.
-  const byId: Entity | null = /^[a-z]+-[0-9a-z]+$/i.test(text) ? await memory.get(text) : null;
-  const target = byId && inScope(byId, services.scope()) ? byId : (await findMemories(context))[0];
+  // By id, any entity with a history (deleted ones too, and the shared
+  // scope's skills, knowledge and profiles), else the best matching memory.
+  let entries = /^[a-z]+-[0-9a-z]+$/i.test(text) ? await memory.history(text) : [];
+  const owner = entries.find((entry) => entry.entity)?.entity;
+  if (!owner || !visible(owner, services.scope())) {
+    const best = (await findMemories(context))[0];
+    entries = best ? await memory.history(best.id) : [];
+  }
+  const target = entries.find((entry) => entry.entity)?.entity;
   if (!target) {
     reply.markdown(vscode.l10n.t('No memory matches "{0}".', oneLine(text, 80)));
     return;
   }
-  const entries = await memory.history(target.id);
   reply.markdown(vscode.l10n.t('**History of {0} `{1}`**, newest first:\n\n', target.type, target.id));
   for (const entry of entries) {
     const { commit } = entry;
     reply.markdown(`- ${whenText(commit.time)} · **${commit.op}** · ${escape(commit.author)} · `);
     if (entry.entity) {
-      reply.anchor(entry.entity, commit.hash.slice(0, 12));
+      reply.link(versionUri(target, commit.hash), commit.hash.slice(0, 12));
       reply.markdown(`\n  ${escape(oneLine(entry.entity.content, 200))}\n`);
     } else {
       reply.markdown(vscode.l10n.t('deleted') + '\n');
     }
   }
-  reply.reference(target);
-  const newest = entries[0];
-  if (newest?.entity && entries.length > 1) {
+  if (entries[0]?.entity) reply.reference(target);
+  // The two newest versions that have content (a delete commit has none).
+  const [newer, older] = entries.filter((entry) => entry.entity);
+  if (newer && older) {
     reply.button({
       command: 'vscode.diff',
       title: vscode.l10n.t('Compare the last two versions'),
-      arguments: [versionUri(target, entries[1]!.commit.hash), versionUri(target, newest.commit.hash)],
+      arguments: [versionUri(target, older.commit.hash), versionUri(target, newer.commit.hash)],
     });
   }
 };
+
+/** What this workspace may look at: its own scope, and the shared scope every agent reads. */
+function visible(entity: Pick<Entity, 'agentId' | 'userId'>, scope: OperationScope): boolean {
+  return entity.agentId === SHARED_AGENT_ID || inScope(entity, scope);
+}
 
 /** /snapshot [label]: a consistent copy of the whole store, restorable from the Memory view. */
 export const snapshot: CommandHandler = async (context) => {

@@ -73,6 +73,12 @@ export class Reply {
     this.stream.anchor(whereIs(entity), title);
   }
 
+  /** An inline link to any document, such as one version of an entity. */
+  link(uri: vscode.Uri, title: string): void {
+    this.shown.push(title);
+    this.stream.anchor(uri, title);
+  }
+
   /** The sources cited, as URIs (a file's with `#line`), in the order first cited. */
   cited(): string[] {
     return [...this.sources];

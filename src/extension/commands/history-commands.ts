@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { restorableFields } from '../documents/format';
-import { entityUri, versionUri } from '../documents/uris';
+import { entityUri, parseEntityUri, versionUri } from '../documents/uris';
 import type { Services } from '../services';
 import { collectionOf } from '../store/collections';
 import { confirm, reporting } from '../ui';
@@ -8,7 +8,11 @@ import type { Views } from '../views';
 import type { CommitNode } from '../views/history-tree';
 import { type EntityArgument, resolveEntity } from './entity-commands';
 
-/** The history row a command is about: its argument, else the newest version of the selected entity. */
+/**
+ * The history row a command is about: its argument; else the version open in
+ * the editor (an old one's document names its commit), or the newest version
+ * of the selected entity.
+ */
 async function resolveCommit(
   services: Services,
   views: Views,
@@ -18,7 +22,11 @@ async function resolveCommit(
   const entity = await resolveEntity(services, argument);
   if (!entity) return undefined;
   views.history.show(entity);
-  return (await views.history.getChildren())[0];
+  const rows = await views.history.getChildren();
+  const uri = argument instanceof vscode.Uri ? argument : vscode.window.activeTextEditor?.document.uri;
+  const open = uri && parseEntityUri(uri);
+  const commit = open?.id === entity.id ? open.commit : undefined;
+  return (commit && rows.find((row) => row.commit.hash.startsWith(commit))) || rows[0];
 }
 
 function shortTime(iso: string): string {
@@ -28,7 +36,7 @@ function shortTime(iso: string): string {
 async function compareWithPrevious(services: Services, views: Views, argument: EntityArgument): Promise<void> {
   const node = await resolveCommit(services, views, argument);
   if (!node) return;
-  if (!node.parent || !node.hasVersion) {
+  if (!node.previous || !node.hasVersion) {
     void vscode.window.showInformationMessage(vscode.l10n.t('This version has no earlier version to compare with.'));
     return;
   }
@@ -38,10 +46,10 @@ async function compareWithPrevious(services: Services, views: Views, argument: E
   const title = vscode.l10n.t(
     '{0} ({1} ↔ {2})',
     node.label,
-    shortTime(node.parent.time),
+    shortTime(node.previous.time),
     node.head ? vscode.l10n.t('current') : shortTime(node.commit.time),
   );
-  await vscode.commands.executeCommand('vscode.diff', versionUri(entity, node.parent.hash), right, title);
+  await vscode.commands.executeCommand('vscode.diff', versionUri(entity, node.previous.hash), right, title);
 }
 
 async function restoreVersion(

@@ -48,7 +48,9 @@ async function search(services: Services, options: { query?: string }): Promise<
         description: `${entity.type} · ${entityDescription(entity)} · ${score.toFixed(2)}`,
         detail: oneLine(entity.content, 160),
         buttons: [openToSide],
-        // Results are already ranked and matched by the store; keep them all, in order.
+        // The store matched them by stems, synonyms and fields the quick pick's own filter would
+        // miss: show them all. (VS Code still lifts results whose title contains the typed text
+        // to the top; turning that off is proposed API only, microsoft/vscode#73904.)
         alwaysShow: true,
         entity,
       }));
@@ -64,10 +66,9 @@ async function search(services: Services, options: { query?: string }): Promise<
     timer = setTimeout(() => void run(value), SEARCH_DELAY_MS);
   });
   pick.onDidTriggerItemButton(({ item }) => {
-    void vscode.window.showTextDocument(entityUri(item.entity), {
-      viewColumn: vscode.ViewColumn.Beside,
-      preview: true,
-    });
+    vscode.window
+      .showTextDocument(entityUri(item.entity), { viewColumn: vscode.ViewColumn.Beside, preview: true })
+      .then(undefined, (error: unknown) => services.reportError(vscode.l10n.t('Opening'), error));
   });
   pick.onDidAccept(() => {
     const item = pick.selectedItems[0];

@@ -7,13 +7,18 @@ import type { DocSyncState } from './status';
 
 export type { DocSyncState, DocSyncStatus } from './status';
 
-/** Settings whose change means syncing differently: into another store or agent, or other files. */
+/**
+ * Settings whose change means syncing differently: into another store or
+ * agent, or other files; or that reopen the store (a new user is the author
+ * of its commits), which cuts a running sync short.
+ */
 const AFFECTING = [
   `${SECTION}.docSync.enabled`,
   `${SECTION}.docSync.include`,
   `${SECTION}.docSync.exclude`,
   `${SECTION}.agentId`,
   `${SECTION}.storePath`,
+  `${SECTION}.userId`,
   'files.exclude',
 ];
 

@@ -8,8 +8,11 @@ export interface CommitNode {
   entityId: string;
   entityType: EntityType;
   commit: CommitInfo;
-  /** The version before this one, if any (what "compare" diffs against). */
-  parent: CommitInfo | undefined;
+  /**
+   * The newest earlier commit that has a version, if any: what "compare"
+   * diffs against (a delete commit in between has nothing to show).
+   */
+  previous: CommitInfo | undefined;
   /** Whether this is the entity's current version. */
   head: boolean;
   /** Whether the entity exists now (it was not deleted): only then can a version be restored. */
@@ -70,7 +73,7 @@ export class HistoryTree implements vscode.TreeDataProvider<CommitNode> {
         entityId: target.id,
         entityType: target.type,
         commit,
-        parent: commits[index + 1]?.commit,
+        previous: commits.slice(index + 1).find((earlier) => earlier.hasVersion)?.commit,
         head: index === 0,
         live,
         hasVersion,
@@ -98,7 +101,7 @@ export class HistoryTree implements vscode.TreeDataProvider<CommitNode> {
     item.tooltip = tooltip;
     // Context flags drive the menus: compare needs a parent, restore a live entity and an older version.
     const flags = ['commit'];
-    if (node.parent && node.hasVersion) flags.push('hasParent');
+    if (node.previous && node.hasVersion) flags.push('hasParent');
     if (!node.head && node.hasVersion && node.live) flags.push('restorable');
     item.contextValue = flags.join('.');
     if (node.hasVersion) {

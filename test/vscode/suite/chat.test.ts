@@ -91,6 +91,10 @@ describe('@memory chat participant', function () {
     await memory.memories.update(entity.id, { content: 'Berths are numbered by pontoon and position' });
     const history = await sendChat(`@memory /history ${entity.id}`);
     assert.match(await lastReply(history.metadata!), /\*\*update\*\*[\s\S]*\*\*create\*\*/);
+    // A forgotten memory keeps its history, and /history still finds it by id.
+    await memory.memories.delete(entity.id);
+    const afterDelete = await sendChat(`@memory /history ${entity.id}`);
+    assert.match(await lastReply(afterDelete.metadata!), /\*\*delete\*\*[\s\S]*\*\*update\*\*[\s\S]*\*\*create\*\*/);
 
     const label = `chat-${Date.now().toString(36)}`;
     await sendChat(`@memory /snapshot ${label}`);
