@@ -243,6 +243,57 @@ describe('search rows waiting outside FTS5', () => {
     }
   });
 
+  // Builds made before version 3 was released left version-2 stores in two
+  // layouts: version 1's FTS5 tables with rows waiting beside them, or the new
+  // tables without the old names' views. Each must upgrade to a store where
+  // every row is found exactly once, also after the queue has been flushed.
+  for (const layout of ['old tables with waiting rows', 'new tables'] as const) {
+    it(`upgrades a version-2 store (${layout}), indexing every row once`, async () => {
+      const { memory, dir, cleanup } = await openTemp();
+      try {
+        for (let i = 0; i < 10; i++) await memory.memories.save('a', 'u', { content: `zebra number${i} walks` });
+        await memory.close();
+        const db = new DatabaseSync(path.join(dir, STORE_FILE));
+        for (const type of ['memory', 'skill', 'knowledge']) {
+          db.exec(`DROP VIEW search_fts_${type}`);
+          if (layout === 'new tables') continue;
+          // Version 1's tables, holding the rows that had entered FTS5 (none of the waiting ones).
+          db.exec(`DROP TABLE fts_vocab_${type}; DROP TABLE fts_${type};
+            CREATE VIRTUAL TABLE search_fts_${type} USING fts5(content, tags, meta, content = 'search_docs',
+              content_rowid = 'rowid', detail = column, tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
+            CREATE VIRTUAL TABLE search_vocab_${type} USING fts5vocab(search_fts_${type}, 'row');
+            INSERT INTO search_fts_${type} (rowid, content, tags, meta)
+              SELECT rowid, content, tags, meta FROM search_docs
+              WHERE type = '${type}' AND rowid NOT IN (SELECT rowid FROM search_pending);`);
+        }
+        assert.equal(Number(db.prepare('SELECT count(*) AS n FROM search_pending').get()?.n), 10);
+        db.exec('PRAGMA user_version = 2');
+        db.close();
+
+        const upgraded = await Memory.open({ dir, author: 'test' });
+        try {
+          const found = async (query: string) =>
+            (await upgraded.memories.search('a', 'u', query, 50)).map((result) => result.entity.content);
+          const before = await found('zebra');
+          assert.equal(before.length, 10);
+          assert.equal(new Set(before).size, 10);
+          const [victim] = await upgraded.memories.list('a', 'u');
+          await upgraded.memories.delete(victim!.id);
+          for (let i = 0; i < PENDING_LIMIT + 5; i++)
+            await upgraded.memories.save('b', 'u', { content: `filler ${i}` });
+          const after = await found('zebra');
+          assert.equal(after.length, 9);
+          assert.equal(new Set(after).size, 9);
+          assert.ok(!after.includes(victim!.content));
+        } finally {
+          await upgraded.close();
+        }
+      } finally {
+        await cleanup();
+      }
+    });
+  }
+
   it('refuses to write once a newer version has upgraded the store under it, and writes nothing', async () => {
     const { memory, dir, cleanup } = await openTemp();
     try {

@@ -11,12 +11,12 @@ export const vocabTable = (type: string): string => `fts_vocab_${type}`;
 /** One external-content FTS5 table per searchable type, with its vocabulary, under the given names. */
 function ftsTables(table: (type: string) => string, vocab: (type: string) => string): string {
   return SEARCHABLE_TYPES.map(
-    (type) => `CREATE VIRTUAL TABLE ${table(type)} USING fts5(
+    (type) => `CREATE VIRTUAL TABLE IF NOT EXISTS ${table(type)} USING fts5(
   content, tags, meta,
   content = 'search_docs', content_rowid = 'rowid', detail = column,
   tokenize = "unicode61 remove_diacritics 0 tokenchars '_'"
 );
-CREATE VIRTUAL TABLE ${vocab(type)} USING fts5vocab(${table(type)}, 'row');`,
+CREATE VIRTUAL TABLE IF NOT EXISTS ${vocab(type)} USING fts5vocab(${table(type)}, 'row');`,
   ).join('\n');
 }
 
@@ -179,21 +179,34 @@ CREATE TABLE search_pending (
 // restore attaches a snapshot that still has tables of those names, and would
 // otherwise write into the snapshot's), and its searches find no vocabulary.
 const UPGRADED = 'This store was upgraded by a newer Workspace Memory: update this one and reload.';
-const V3 = `
-${SEARCHABLE_TYPES.map(
-  (type) => `DROP TABLE ${v1VocabTable(type)};
-DROP TABLE ${v1FtsTable(type)};
-CREATE VIEW ${v1FtsTable(type)} (rowid, ${v1FtsTable(type)}, content, tags, meta, rank)
+
+/**
+ * Version 3, written against what the store holds rather than assumed: builds
+ * made before it was released left version-2 stores in two other layouts (the
+ * old FTS5 tables with rows waiting in the queue; or the new tables already
+ * there), and each must come out the same. Every row is indexed afresh, so
+ * none is left waiting.
+ */
+function toVersion3(db: Database): void {
+  const kinds = new Map(db.all('SELECT name, type FROM sqlite_master').map((row) => [row.name, row.type]));
+  for (const type of SEARCHABLE_TYPES) {
+    if (kinds.get(v1VocabTable(type)) === 'table') db.exec(`DROP TABLE ${v1VocabTable(type)}`);
+    if (kinds.get(v1FtsTable(type)) === 'table') db.exec(`DROP TABLE ${v1FtsTable(type)}`);
+    db.exec(`CREATE VIEW IF NOT EXISTS ${v1FtsTable(type)} (rowid, ${v1FtsTable(type)}, content, tags, meta, rank)
   AS SELECT NULL, NULL, NULL, NULL, NULL, NULL WHERE 0;
-CREATE TRIGGER ${v1FtsTable(type)}_upgraded INSTEAD OF INSERT ON ${v1FtsTable(type)}
-  BEGIN SELECT RAISE(ABORT, '${UPGRADED}'); END;`,
-).join('\n')}
-${ftsTables(ftsTable, vocabTable)}
-${SEARCHABLE_TYPES.map(
-  (type) =>
-    `INSERT INTO ${ftsTable(type)} (rowid, content, tags, meta) SELECT rowid, content, tags, meta FROM search_docs WHERE type = '${type}';`,
-).join('\n')}
-`;
+CREATE TRIGGER IF NOT EXISTS ${v1FtsTable(type)}_upgraded INSTEAD OF INSERT ON ${v1FtsTable(type)}
+  BEGIN SELECT RAISE(ABORT, '${UPGRADED}'); END;`);
+  }
+  db.exec(ftsTables(ftsTable, vocabTable));
+  for (const type of SEARCHABLE_TYPES) {
+    db.exec(`INSERT INTO ${ftsTable(type)} (${ftsTable(type)}) VALUES ('delete-all')`);
+    db.run(
+      `INSERT INTO ${ftsTable(type)} (rowid, content, tags, meta) SELECT rowid, content, tags, meta FROM search_docs WHERE type = ?`,
+      type,
+    );
+  }
+  db.exec('DELETE FROM search_pending');
+}
 
 /** Runs inside a write transaction; re-reads the version so two processes creating one store do not both migrate. */
 export function migrate(db: Database): void {
@@ -201,6 +214,6 @@ export function migrate(db: Database): void {
   if (from >= SCHEMA_VERSION) return;
   if (from < 1) db.exec(V1);
   if (from < 2) db.exec(V2);
-  if (from < 3) db.exec(V3);
+  if (from < 3) toVersion3(db);
   db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
 }
