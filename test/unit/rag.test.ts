@@ -145,6 +145,41 @@ describe('rag', () => {
     assert.ok(await memory.knowledge.get(manual.id));
   });
 
+  it('manual knowledge with the same source does not keep a document whose chunks were deleted from coming back', async () => {
+    await memory.rag.sync(docs, 'a');
+    await memory.knowledge.save('a', undefined, { content: 'hand-written note', source: 'setup.md' });
+    const synced = (await memory.knowledge.list('a')).filter((chunk) => chunk.sourceHash);
+    await memory.knowledge.deleteMany(synced.filter((chunk) => chunk.source === 'setup.md').map((chunk) => chunk.id));
+    const report = await memory.rag.sync(docs, 'a');
+    assert.deepEqual(report.added, ['setup.md']);
+    assert.equal((await memory.knowledge.search('a', 'kubernetes', 5)).length, 1);
+  });
+
+  it('a document without chunks (empty) is added once, then unchanged', async () => {
+    write(docs, 'empty.md', '\n\n');
+    assert.ok((await memory.rag.sync(docs, 'a')).added.includes('empty.md'));
+    const again = await memory.rag.sync(docs, 'a');
+    assert.deepEqual(again.added, []);
+    assert.equal(again.unchanged, 3);
+  });
+
+  it('a chunk saved again at its place in its document updates it: two syncs racing leave one set of chunks', async () => {
+    await memory.rag.sync(docs, 'a');
+    const before = await memory.knowledge.list('a');
+    const made = await commits();
+    // What a second process syncing the same folder at the same time writes: the same chunks, as new.
+    const copies = before.filter((chunk) => chunk.sourceHash);
+    await memory.knowledge.saveMany(
+      copies.map(({ id: _id, type: _type, agentId, userId: _user, createdAt: _c, updatedAt: _u, ...input }) => ({
+        agentId,
+        input,
+      })),
+    );
+    assert.equal((await memory.knowledge.list('a')).length, before.length);
+    assert.equal(await commits(), made, 'identical chunks make no commit');
+    assert.equal((await memory.knowledge.search('a', 'kubernetes', 5)).length, 1);
+  });
+
   it('reports bad files per file and goes on with the rest', async () => {
     write(docs, 'binary.md', 'abc\u0000def');
     const report = await memory.rag.sync(docs, 'a');

@@ -4,6 +4,8 @@ import type { SearchOptions, SearchResult, SearchScope } from '../search/searche
 import type { CommitInfo, EntityByType, InputByType, SearchableType, UpdateByType } from '../types';
 import { SHARED_AGENT_ID } from '../types';
 import { assertId, assertLimit, assertOptionalId } from '../validation';
+import { chunkAt } from '../rag/state';
+import type { VersionBody } from '../store/entity-store';
 import { Collection } from './collection';
 
 /** What saveOrUpdate returns: the entity, its commit, and whether an existing entity was updated. */
@@ -103,6 +105,32 @@ export class AgentScopedCollection<T extends 'skill' | 'knowledge'> extends Sear
 
   async listShared(): Promise<EntityByType[T][]> {
     return this.list(SHARED_AGENT_ID);
+  }
+
+  /**
+   * A document chunk (knowledge that document sync made: it has a source
+   * hash) has one place, its index in its document: saved again, it updates
+   * the live chunk there instead of adding a second one.
+   */
+  protected override existingIdFor(body: VersionBody): string | undefined {
+    const { source, sourceHash, chunkIndex } = body;
+    if (body.type !== 'knowledge' || typeof sourceHash !== 'string' || typeof source !== 'string') return undefined;
+    if (typeof chunkIndex !== 'number') return undefined;
+    // A document's chunks are written in one transaction: once its first one
+    // here has no counterpart, neither has the rest, and the lookup (which
+    // would read every chunk this transaction already gave the document) is
+    // skipped for them.
+    const { db } = this.ctx.store;
+    const fresh = db.perTransaction(
+      'fresh_documents',
+      () => new Set<string>(),
+      () => undefined,
+    );
+    const document = `${body.agentId}\0${source}`;
+    if (fresh.has(document)) return undefined;
+    const id = chunkAt(db, body.agentId, source, chunkIndex);
+    if (id === undefined) fresh.add(document);
+    return id;
   }
 
   /** Knowledge only merges with the same source; skills only with the same category. */

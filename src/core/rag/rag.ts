@@ -255,7 +255,9 @@ export class Rag {
         report.skipped.push(file);
         continue;
       }
-      if (stamp && alive && stamp.sha256 === file.sha256) {
+      // A file that gives no chunks (empty, or blank lines only) has none alive: unchanged all the same.
+      const synced = alive || (stamp?.sha256 === file.sha256 && chunkInputs(file, options).length === 0);
+      if (stamp && synced && stamp.sha256 === file.sha256) {
         // Touched but not changed: remember the new time, make no commit.
         touched.push(stampOf(file));
         report.unchanged++;

@@ -89,7 +89,30 @@ export function chunksOf(db: Database, agentId: string, source: string): string[
     .map((row) => String(row.id));
 }
 
-/** Chunk counts of the documents sync knows, by path. */
+/**
+ * The live chunk at `index` of a document, if any: where a chunk saved for
+ * that place lands (see AgentScopedCollection.existingIdFor), so two syncs
+ * of one folder running at once, each deciding outside its transaction that
+ * a file is new, leave one set of chunks and not two.
+ */
+export function chunkAt(db: Database, agentId: string, source: string, index: number): string | undefined {
+  const row = db.get(
+    `SELECT r.id FROM refs r INDEXED BY refs_source JOIN objects o ON o.seq = r.object_seq
+     WHERE r.agent_id = ? AND r.source = ? AND r.type = 'knowledge' AND r.deleted = 0
+       AND json_extract(o.data, '$.sourceHash') IS NOT NULL AND json_extract(o.data, '$.chunkIndex') = ?
+     ORDER BY r.id LIMIT 1`,
+    agentId,
+    source,
+    index,
+  );
+  return row ? String(row.id) : undefined;
+}
+
+/**
+ * Live knowledge per document sync knows, by path: its chunks, plus any
+ * knowledge saved by hand with that source (rare; telling them apart would
+ * parse every chunk and make status three times slower).
+ */
 export function chunkCounts(db: Database, agentId: string): Map<string, number> {
   const counts = new Map<string, number>();
   for (const row of db.iterate(
@@ -107,7 +130,8 @@ export function chunkCounts(db: Database, agentId: string): Map<string, number> 
 }
 
 /**
- * The documents sync knows (in `scope`) that still have a live chunk. A sync
+ * The documents sync knows (in `scope`) that still have a live chunk of its
+ * own (one saved by hand with the same source does not count). A sync
  * only needs to know that, and stopping at the first chunk is several times
  * cheaper than counting them all.
  */
@@ -117,8 +141,9 @@ export function liveDocuments(db: Database, agentId: string, scope?: DocumentSco
   for (const row of db.iterate(
     `SELECT f.path FROM rag_files f
      WHERE f.agent_id = ?${where.sql} AND EXISTS (
-       SELECT 1 FROM refs r INDEXED BY refs_source
-       WHERE r.agent_id = f.agent_id AND r.source = f.path AND r.type = 'knowledge' AND r.deleted = 0)`,
+       SELECT 1 FROM refs r INDEXED BY refs_source JOIN objects o ON o.seq = r.object_seq
+       WHERE r.agent_id = f.agent_id AND r.source = f.path AND r.type = 'knowledge' AND r.deleted = 0
+         AND json_extract(o.data, '$.sourceHash') IS NOT NULL)`,
     agentId,
     ...where.params,
   )) {
