@@ -2,7 +2,7 @@ import { MemoryError } from './errors';
 import { lazy } from './lazy';
 import { loadZod } from './zod-loader';
 import type { Database } from './store/database';
-import type { EntityStore, VersionBody } from './store/entity-store';
+import type { EntityStore, RefRow, VersionBody } from './store/entity-store';
 import { entityFromBody } from './store/entity-store';
 import type { Entity, EntityType } from './types';
 import { ENTITY_TYPES } from './types';
@@ -111,6 +111,25 @@ interface PlannedImport {
  * one transaction with ids and timestamps preserved. Each imported version is
  * a commit (op `import`) on the entity's chain.
  */
+/**
+ * Timestamps are compared and sorted as text (cleanup's age, lists' order),
+ * which only works when all are UTC in one format: an offset such as
+ * `-10:00` is converted.
+ */
+function utc(time: string | undefined): string | undefined {
+  return time === undefined ? undefined : new Date(time).toISOString();
+}
+
+/** Live profiles of the plan's agent and user under another id than the plan's. */
+function otherProfiles(store: EntityStore, plan: PlannedImport): RefRow[] {
+  const { type, agentId, userId } = plan.body;
+  if (type !== 'profile' || userId === undefined) return [];
+  return store
+    .list({ type: 'profile', agentId, userId })
+    .filter((profile) => profile.id !== plan.id)
+    .flatMap((profile) => store.readRef(profile.id) ?? []);
+}
+
 export function importState(store: EntityStore, data: unknown, options: ImportOptions = {}): ImportReport {
   const parsed = exportSchema().safeParse(data);
   if (!parsed.success) {
@@ -145,7 +164,7 @@ export function importState(store: EntityStore, data: unknown, options: ImportOp
           ...(userId === undefined ? {} : { userId }),
           ...validateInput(type, input),
         } as VersionBody;
-        plans.push({ id, body, createdAt: raw.createdAt, updatedAt: raw.updatedAt, collection });
+        plans.push({ id, body, createdAt: utc(raw.createdAt), updatedAt: utc(raw.updatedAt), collection });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         throw new MemoryError('IMPORT_INVALID', `${where}: ${message}`, { cause: error });
@@ -162,11 +181,14 @@ export function importState(store: EntityStore, data: unknown, options: ImportOp
   store.db.transaction(() => {
     for (const plan of plans) {
       const ref = store.readRef(plan.id);
-      const exists = ref !== undefined && !ref.deleted;
+      // A user has one profile per agent: one under another id is this one's earlier self.
+      const replaced = otherProfiles(store, plan);
+      const exists = (ref !== undefined && !ref.deleted) || replaced.length > 0;
       if (exists && options.skipExisting) {
         report.skipped++;
         continue;
       }
+      for (const other of replaced) store.tombstone(other, `import: replaced by profile ${plan.id}`);
       const result = store.write({
         id: plan.id,
         body: plan.body,

@@ -228,6 +228,42 @@ describe('export and import', () => {
     assert.equal((await memory.memories.history(m.id)).length, 2);
   });
 
+  it('keeps one profile per agent and user: an imported one replaces the existing one, or is skipped', async () => {
+    await memory.profiles.save('a', 'alice', { content: 'desktop profile' });
+    const laptop = await openTemp();
+    try {
+      await laptop.memory.profiles.save('a', 'alice', { content: 'laptop profile' });
+      const data = await laptop.memory.export();
+      const skipped = await memory.import(structuredClone(data), { skipExisting: true });
+      assert.equal(skipped.skipped, 1);
+      assert.equal((await memory.profiles.getByUser('a', 'alice'))?.content, 'desktop profile');
+      const report = await memory.import(data);
+      assert.equal(report.overwritten, 1);
+      const profiles = await memory.profiles.list('a', 'alice');
+      assert.deepEqual(
+        profiles.map((profile) => profile.content),
+        ['laptop profile'],
+      );
+      assert.equal((await memory.profiles.getByUser('a', 'alice'))?.content, 'laptop profile');
+      assert.equal((await memory.verify()).valid, true);
+    } finally {
+      await laptop.cleanup();
+    }
+  });
+
+  it('stores imported times in UTC, so cleanup and lists compare them right', async () => {
+    const good = { id: 'memory-1', type: 'memory', agentId: 'a', content: 'fine', tags: [], category: 'fact' };
+    await memory.import({
+      version: 1,
+      entities: {
+        memories: [{ ...good, createdAt: '2026-01-29T20:00:00-10:00', updatedAt: '2026-01-29T20:00:00-10:00' }],
+      },
+    });
+    const imported = await memory.memories.get('memory-1');
+    assert.equal(imported?.createdAt, '2026-01-30T06:00:00.000Z');
+    assert.equal(imported?.updatedAt, '2026-01-30T06:00:00.000Z');
+  });
+
   it('refuses a bad document and writes nothing', async () => {
     await rejectsWith(memory.import({ hello: 'world' }), 'IMPORT_INVALID');
     await rejectsWith(memory.import({ version: 2, entities: {} }), 'IMPORT_INVALID');
