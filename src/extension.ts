@@ -12,6 +12,7 @@ import { type Services, StoreService } from './extension/services';
 import { registerStatusBar } from './extension/status/status-bar';
 import { registerTools } from './extension/tools';
 import { mcpServerDefinition, registerMcpServer } from './extension/mcp';
+import { registerUnavailable } from './extension/unavailable';
 import { type Views, registerViews } from './extension/views';
 
 /** What `activate` returns: the extension's services and views, for the integration tests and other extensions. */
@@ -47,12 +48,12 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
   const started = performance.now();
   const rssAtActivation = process.memoryUsage.rss();
   if (!sqliteAvailable()) {
-    void vscode.window.showErrorMessage(
-      vscode.l10n.t(
-        'Workspace Memory needs a VS Code whose extension host has Node.js 22.13 or newer (for node:sqlite); this one runs Node.js {0}. Update VS Code to use Workspace Memory.',
-        process.versions.node,
-      ),
+    const reason = vscode.l10n.t(
+      'Workspace Memory needs a VS Code whose extension host has Node.js 22.13 or newer (for node:sqlite); this one runs Node.js {0}. Update VS Code to use Workspace Memory.',
+      process.versions.node,
     );
+    void vscode.window.showErrorMessage(reason);
+    registerUnavailable(context, reason);
     return undefined;
   }
   const log = vscode.window.createOutputChannel(vscode.l10n.t('Workspace Memory'), { log: true });

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { DocSyncState, DocSyncStatus } from '../docsync/status';
 import type { Services } from '../services';
+import { throttled } from '../throttled';
 
 /** Counting runs at most this often while the store is busy (a doc sync writes thousands of chunks). */
 const COUNT_DELAY_MS = 500;
@@ -26,7 +27,6 @@ export function registerStatusBar(context: vscode.ExtensionContext, services: Se
   item.name = vscode.l10n.t('Workspace Memory');
   item.command = 'workspaceMemory.search';
   let entities: number | undefined;
-  let timer: NodeJS.Timeout | undefined;
 
   const render = () => {
     const status = docSync.status;
@@ -57,14 +57,9 @@ export function registerStatusBar(context: vscode.ExtensionContext, services: Se
     }
     render();
   };
-  const scheduleCount = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => void count(), COUNT_DELAY_MS);
-  };
+  const recount = throttled(COUNT_DELAY_MS, () => void count());
 
-  context.subscriptions.push(item, services.onDidChangeStore(scheduleCount), docSync.onDidChange(render), {
-    dispose: () => clearTimeout(timer),
-  });
+  context.subscriptions.push(item, services.onDidChangeStore(recount.request), docSync.onDidChange(render), recount);
   render();
   item.show();
   void count();

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { throttled } from '../throttled';
 import { parseEntityUri } from '../documents/uris';
 import type { Services } from '../services';
 import { CollectionsTree } from './collections-tree';
@@ -11,7 +12,7 @@ export interface Views {
   collectionsMessage(): string | undefined;
 }
 
-/** Bursts of writes (a doc sync, an import) refresh the tree once, not per entity. */
+/** Bursts of writes (a doc sync, an import) refresh the tree at most this often, not per entity. */
 const REFRESH_DELAY_MS = 250;
 
 export function registerViews(context: vscode.ExtensionContext, services: Services): Views {
@@ -31,7 +32,7 @@ export function registerViews(context: vscode.ExtensionContext, services: Servic
       : vscode.l10n.t('Restricted Mode: this workspace’s documents are not ingested until you trust it.');
   };
   explainTrust();
-  let pending: NodeJS.Timeout | undefined;
+  const refresh = throttled(REFRESH_DELAY_MS, () => collections.refresh());
   context.subscriptions.push(
     collectionsView,
     historyView,
@@ -46,10 +47,9 @@ export function registerViews(context: vscode.ExtensionContext, services: Servic
     }),
     services.onDidChangeStore((change) => {
       history.storeChanged(change.entityIds);
-      clearTimeout(pending);
-      pending = setTimeout(() => collections.refresh(), REFRESH_DELAY_MS);
+      refresh.request();
     }),
-    { dispose: () => clearTimeout(pending) },
+    refresh,
   );
   return { collections, history, collectionsMessage: () => collectionsView.message };
 }
