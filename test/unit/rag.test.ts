@@ -180,6 +180,16 @@ describe('rag', () => {
     assert.equal((await memory.knowledge.search('a', 'kubernetes', 5)).length, 1);
   });
 
+  it('a sync of one file speaks for that file only: the other documents stay', async () => {
+    await memory.rag.sync(docs, 'a');
+    const report = await memory.rag.sync(path.join(docs, 'setup.md'), 'a');
+    assert.deepEqual(report.removed, []);
+    assert.deepEqual(
+      memory.rag.status('a').documents.map((document) => document.path),
+      ['notes/backups.txt', 'setup.md'],
+    );
+  });
+
   it('reports bad files per file and goes on with the rest', async () => {
     write(docs, 'binary.md', 'abc\u0000def');
     const report = await memory.rag.sync(docs, 'a');

@@ -1,3 +1,4 @@
+import { basename, resolve } from 'node:path';
 import type { AiProvider } from '../ai/provider';
 import { MemoryError } from '../errors';
 import type { SearchResult } from '../search/searcher';
@@ -161,8 +162,12 @@ export class Rag {
   async sync(path: string, agentId: string, options: SyncOptions = {}): Promise<SyncReport> {
     assertId(agentId, 'agent id');
     const names = documentNames(options.sourcePrefix);
-    return this.run(await listDocuments(path, options), agentId, options, names, {
-      scope: [names.of('')],
+    const listing = await listDocuments(path, options);
+    // A file named on its own (listed from its folder) speaks for itself
+    // only: mirroring its whole folder's scope would delete every other document.
+    const file = listing.root !== resolve(path);
+    return this.run(listing, agentId, options, names, {
+      scope: [names.of(file ? basename(path) : '')],
       mirror: true,
     });
   }
