@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { isMemoryError } from '../../src/core/errors';
 import { Database } from '../../src/core/store/database';
 import { tempDir } from './helpers';
 
@@ -48,6 +49,21 @@ describe('database', () => {
       db.transaction(() => count()),
       1,
       'no read transaction was left open',
+    );
+  });
+
+  it('names a damaged store and one that cannot be opened, with codes', () => {
+    const damaged = path.join(dir, 'damaged.db');
+    fs.writeFileSync(damaged, 'this is not a database, just text that is long enough to look like a header');
+    assert.throws(
+      () => new Database(damaged),
+      (error: unknown) => isMemoryError(error, 'STORE_CORRUPT') && error.message.includes(damaged),
+    );
+    // A folder that cannot hold the store (here: its parent is a file).
+    const blocked = path.join(damaged, 'memory.db');
+    assert.throws(
+      () => new Database(blocked),
+      (error: unknown) => isMemoryError(error, 'STORE_READONLY') && error.message.includes(blocked),
     );
   });
 });

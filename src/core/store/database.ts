@@ -37,7 +37,11 @@ export class Database {
     options: DatabaseOptions = {},
   ) {
     const { DatabaseSync } = loadSqlite();
-    this.db = new DatabaseSync(path, { readOnly: options.readOnly ?? false });
+    try {
+      this.db = new DatabaseSync(path, { readOnly: options.readOnly ?? false });
+    } catch (error) {
+      throw translateSqliteError(error, path);
+    }
     try {
       this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 15000))}`);
       if (!options.readOnly) {
@@ -69,7 +73,7 @@ export class Database {
       }
     } catch (error) {
       this.db.close();
-      throw translateSqliteError(error);
+      throw translateSqliteError(error, path);
     }
   }
 
@@ -119,7 +123,7 @@ export class Database {
       // BEGIN and COMMIT again on every write.
       this.statement('BEGIN IMMEDIATE').run();
     } catch (error) {
-      throw translateSqliteError(error);
+      throw translateSqliteError(error, this.path);
     }
     this.inTransaction = true;
     try {
@@ -134,7 +138,7 @@ export class Database {
       } catch {
         // The transaction is already gone (SQLite rolled it back itself).
       }
-      throw translateSqliteError(error);
+      throw translateSqliteError(error, this.path);
     } finally {
       this.inTransaction = false;
       this.deferred.clear();
@@ -216,15 +220,35 @@ export class Database {
   }
 }
 
-export function translateSqliteError(error: unknown): unknown {
+export function translateSqliteError(error: unknown, file?: string): unknown {
   if (error instanceof MemoryError) return error;
-  const code = (error as { errcode?: number; code?: string })?.errcode;
+  const errcode = (error as { errcode?: unknown } | null)?.errcode;
+  // Extended result codes keep the primary code in their low byte.
+  const code = typeof errcode === 'number' ? errcode & 0xff : undefined;
   const message = error instanceof Error ? error.message : String(error);
+  const store = file ? `The store at ${file}` : 'The store';
   // 5 = SQLITE_BUSY, 6 = SQLITE_LOCKED
   if (code === 5 || code === 6 || /database is (locked|busy)/i.test(message)) {
     return new MemoryError(
       'STORE_BUSY',
       'Another process held the store for too long; the write was not made. Try again.',
+      { cause: error },
+    );
+  }
+  // 8 = SQLITE_READONLY, 14 = SQLITE_CANTOPEN: even reading needs to write
+  // the write-ahead log and its index beside the store.
+  if (code === 8 || code === 14) {
+    return new MemoryError(
+      'STORE_READONLY',
+      `${store} cannot be opened for writing (${message}). Workspace Memory needs to write its file and folder, even to read: check their permissions, or copy the store somewhere writable.`,
+      { cause: error },
+    );
+  }
+  // 11 = SQLITE_CORRUPT, 26 = SQLITE_NOTADB
+  if (code === 11 || code === 26) {
+    return new MemoryError(
+      'STORE_CORRUPT',
+      `${store} is damaged or is not a Workspace Memory store (${message}). Restore a snapshot, or move the file away to start a new store.`,
       { cause: error },
     );
   }
