@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { Memory } from '../../src/core/memory';
-import type { RecallResult } from '../../src/core/recall/recall';
+import { type RecallResult, recallText } from '../../src/core/recall/recall';
 import { SHARED_AGENT_ID } from '../../src/core/types';
 import { openTemp, rejectsWith } from './helpers';
 
@@ -294,6 +294,15 @@ describe('recall', () => {
       assert.ok(!tight.formatted.includes('retention policy detail'), 'no piece of the big item');
       assert.ok(!tight.formatted.includes(bigItem.id));
       assert.equal(await memory.memories.accessCount(bigItem.id), 1, 'only the unlimited recall counted it');
+      assert.equal(tight.leftOut, 1, 'the big item matched but did not fit');
+      assert.match(recallText(tight, 'kafka retention'), /1 matching item did not fit the budget/);
+
+      const none = await memory.recall('a', 'u', 'kafka retention', { maxChars: 20 });
+      assert.equal(none.formatted, '');
+      assert.equal(none.leftOut, 3);
+      assert.match(recallText(none, 'kafka retention'), /^Nothing fitted: 3 matching items .*larger budget/);
+      const unrelated = await memory.recall('a', 'u', 'zeppelin');
+      assert.equal(recallText(unrelated, 'zeppelin'), 'Nothing in memory is relevant to "zeppelin".');
     });
 
     it('keeps multi-line content whole and inside its bullet', async () => {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MemoryError } from '../errors';
 import { MEMORY_CATEGORIES, type MemoryEntity } from '../types';
 import { content, entityId, limit, query, tags } from './fields';
+import { recallText } from '../recall/recall';
 import { entityBullet, historyLine } from './render';
 import { inScope, notInScope, requireMemoryInScope } from './scope';
 import { EVERY_SURFACE, defineOperation } from './types';
@@ -82,8 +83,7 @@ export const memoryRecall = defineOperation({
       maxTokens: args.budget,
       maxItems: args.maxItems,
     });
-    const text = result.formatted || `Nothing in memory is relevant to "${args.query}".`;
-    return { text, data: { ...result } };
+    return { text: recallText(result, args.query), data: { ...result } };
   },
 });
 

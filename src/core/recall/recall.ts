@@ -36,6 +36,8 @@ export interface RecallResult {
   chars: number;
   /** Estimated as characters / 4 (rounded up). */
   tokens: number;
+  /** Matching items that did not fit the character budget (not those beyond maxItems): a bigger budget would show them. */
+  leftOut: number;
 }
 
 /** The narrow view of the store that recall needs. */
@@ -138,11 +140,15 @@ export async function recall(
   }
   const chosen: RecallItem[] = [];
   const opened = new Set<RecallCollection>();
+  let leftOut = 0;
   for (const item of ranked) {
     if (chosen.length >= maxItems) break;
     const heading = opened.has(item.collection) ? 0 : `## ${HEADINGS[item.collection]}\n\n`.length + 2;
     const cost = renderItem(item).length + 1 + heading;
-    if (used + cost > maxChars) continue;
+    if (used + cost > maxChars) {
+      leftOut++;
+      continue;
+    }
     used += cost;
     opened.add(item.collection);
     chosen.push(item);
@@ -155,5 +161,23 @@ export async function recall(
   }
   const formatted = sections.join('\n\n');
   if (chosen.length) await source.markRecalled(chosen.map((item) => item.entity.id));
-  return { items: chosen, profile, formatted, chars: formatted.length, tokens: estimateTokens(formatted) };
+  return { items: chosen, profile, formatted, chars: formatted.length, tokens: estimateTokens(formatted), leftOut };
+}
+
+/**
+ * The recalled context as text for a model or a terminal: says when nothing
+ * matched, and when matching items were left out for the budget (so a
+ * caller knows a bigger budget would give more, rather than that nothing is known).
+ */
+export function recallText(result: RecallResult, query: string): string {
+  const leftOut =
+    result.leftOut === 1
+      ? '1 matching item did not fit the budget'
+      : `${result.leftOut} matching items did not fit the budget`;
+  if (!result.formatted) {
+    return result.leftOut > 0
+      ? `Nothing fitted: ${leftOut} for "${query}". Ask again with a larger budget.`
+      : `Nothing in memory is relevant to "${query}".`;
+  }
+  return result.leftOut > 0 ? `${result.formatted}\n\n_(${leftOut}.)_` : result.formatted;
 }

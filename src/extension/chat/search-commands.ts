@@ -15,19 +15,27 @@ export const recallCommand: CommandHandler = async (context) => {
   reply.progress(vscode.l10n.t('Recalling…'));
   const { agentId, userId } = services.scope();
   const result = await (await services.memory()).recall(agentId, userId, request.prompt, recallBudget());
+  const leftOut = result.leftOut
+    ? ' ' +
+      vscode.l10n.t('{0} more matching items did not fit the budget (workspaceMemory.recall.maxChars).', result.leftOut)
+    : '';
   if (!result.formatted) {
     reply.markdown(
-      vscode.l10n.t(
-        'Nothing in memory is relevant to "{0}". Save something with `/remember`, or sync documents.',
-        oneLine(request.prompt, 80),
-      ),
+      (result.leftOut ? vscode.l10n.t('Nothing fitted the budget.') : '') ||
+        vscode.l10n.t(
+          'Nothing in memory is relevant to "{0}". Save something with `/remember`, or sync documents.',
+          oneLine(request.prompt, 80),
+        ),
     );
+    reply.markdown(leftOut);
     return;
   }
   for (const item of result.items) reply.reference(item.entity);
   if (result.profile) reply.reference(result.profile);
   reply.markdown(result.formatted);
-  reply.markdown(`\n\n_${vscode.l10n.t('{0} items, about {1} tokens.', result.items.length, result.tokens)}_`);
+  reply.markdown(
+    `\n\n_${vscode.l10n.t('{0} items, about {1} tokens.', result.items.length, result.tokens)}${leftOut}_`,
+  );
 };
 
 function kindOf(entity: Entity): string {

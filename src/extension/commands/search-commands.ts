@@ -101,11 +101,12 @@ async function previewRecall(services: Services, options: { query?: string }) {
   const { agentId, userId } = services.scope();
   const result = await (await services.memory()).recall(agentId, userId, query, recallBudget());
   const header = vscode.l10n.t(
-    '<!-- Recall for "{0}": {1} items, {2} characters, about {3} tokens. This is the context a model would receive. -->',
+    '<!-- Recall for "{0}": {1} items, {2} characters, about {3} tokens; {4} more matching items did not fit the budget. This is the context a model would receive. -->',
     query,
     result.items.length,
     result.chars,
     result.tokens,
+    result.leftOut,
   );
   await showMarkdown(`${header}\n\n${result.formatted || vscode.l10n.t('(nothing relevant was found)')}\n`);
   return result;
