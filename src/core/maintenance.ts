@@ -50,9 +50,21 @@ export function countAgeable(db: Database): number {
   );
 }
 
+// Audit entries beyond the newest `?` (sequence numbers only grow, so the newest have the highest).
+const AUDIT_OVERFLOW = 'FROM audit WHERE seq <= (SELECT max(seq) FROM audit) - ?';
+
 /** Drops all but the newest `keep` audit entries; returns how many were dropped. */
 export function rotateAudit(db: Database, keep: number): number {
-  return db.transaction(() => db.run('DELETE FROM audit WHERE seq <= (SELECT max(seq) FROM audit) - ?', keep).changes);
+  return db.transaction(() => db.run(`DELETE ${AUDIT_OVERFLOW}`, keep).changes);
+}
+
+/**
+ * How many entries rotateAudit(keep) would drop once `pending` more are
+ * logged: a dry run counts the entries its real run would write before trimming.
+ */
+export function auditOverflow(db: Database, keep: number, pending = 0): number {
+  const logged = Number(db.get(`SELECT count(*) AS n ${AUDIT_OVERFLOW}`, keep - pending)?.n ?? 0);
+  return logged + Math.max(0, pending - keep);
 }
 
 export interface StoreStats {

@@ -11,6 +11,7 @@ import {
   type CleanupOptions,
   type CleanupReport,
   type StoreStats,
+  auditOverflow,
   collectStats,
   countAgeable,
   rotateAudit,
@@ -301,7 +302,13 @@ export class Memory {
       }
       details = candidates.filter((c) => removed.has(c.id));
     }
-    const auditRemoved = maxAuditLines !== undefined && !dryRun ? rotateAudit(this.db, maxAuditLines) : 0;
+    let auditRemoved = 0;
+    if (maxAuditLines !== undefined) {
+      auditRemoved = dryRun
+        ? // The real run logs one delete per entity type it deletes from, then trims.
+          auditOverflow(this.db, maxAuditLines, new Set(candidates.map((c) => c.type)).size)
+        : rotateAudit(this.db, maxAuditLines);
+    }
     return {
       dryRun,
       removed: details.length,

@@ -17,6 +17,31 @@ export interface SnapshotInfo {
   bytes: number;
 }
 
+const MAX_LABEL_LENGTH = 200;
+// Control characters (C0, DEL, C1) and Unicode line separators: a label is
+// shown on one line of a listing, and an escape sequence in it could restyle
+// the user's terminal.
+const LABEL_FORBIDDEN = /[\p{Cc}\u2028\u2029]/u;
+
+function assertLabel(label: unknown): asserts label is string {
+  if (typeof label !== 'string') throw new MemoryError('INVALID_INPUT', 'A snapshot label must be a string.');
+  if (label.length > MAX_LABEL_LENGTH) {
+    throw new MemoryError(
+      'INVALID_INPUT',
+      `A snapshot label can have at most ${MAX_LABEL_LENGTH} characters (got ${label.length}).`,
+    );
+  }
+  const forbidden = LABEL_FORBIDDEN.exec(label);
+  if (forbidden) {
+    const code = forbidden[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+    throw new MemoryError(
+      'INVALID_INPUT',
+      `A snapshot label must be one line of text without control characters; ` +
+        `U+${code} (a line break, tab, escape or the like) at character ${forbidden.index + 1} is not allowed.`,
+    );
+  }
+}
+
 /**
  * Point-in-time copies of the store, each a standalone SQLite file made by
  * VACUUM INTO (a consistent copy even while other processes write) with a
@@ -31,9 +56,7 @@ export class Snapshots {
   ) {}
 
   create(label: string): SnapshotInfo {
-    if (typeof label !== 'string' || label.length > 200) {
-      throw new MemoryError('INVALID_INPUT', 'A snapshot label must be a string of at most 200 characters.');
-    }
+    assertLabel(label);
     fs.mkdirSync(this.dir, { recursive: true });
     const createdAt = this.store.timestamp();
     const id = `snap-${Date.now().toString(36)}-${nodeCrypto().randomBytes(3).toString('hex')}`;

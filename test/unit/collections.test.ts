@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { Memory } from '../../src/core/memory';
 import { SHARED_AGENT_ID, type Entity } from '../../src/core/types';
-import { openTemp, rejectsWith } from './helpers';
+import { FakeClock, openTemp, rejectsWith } from './helpers';
 
 describe('collections', () => {
   let memory: Memory;
@@ -147,6 +147,23 @@ describe('collections', () => {
       assert.equal(commits.length, 2);
       assert.equal(await memory.memories.count('a'), 1);
     });
+
+    it('deleteMany deletes a repeated id once, giving each of its places that commit', async () => {
+      const [kept] = await memory.memories.save('a', undefined, { content: 'kept' });
+      const [gone] = await memory.memories.save('a', undefined, { content: 'gone' });
+      const deleted: string[] = [];
+      memory.on('entity:delete', ({ entityId }) => deleted.push(entityId));
+      const commits = await memory.memories.deleteMany([gone.id, gone.id]);
+      assert.equal(commits.length, 2, 'one result per id given');
+      assert.equal(commits[0]?.entityId, gone.id);
+      assert.deepEqual(commits[1], commits[0]);
+      assert.deepEqual(deleted, [gone.id], 'one delete event');
+      assert.equal((await memory.memories.history(gone.id)).length, 2, 'one tombstone');
+      assert.deepEqual(
+        (await memory.memories.list('a')).map((m) => m.id),
+        [kept.id],
+      );
+    });
   });
 
   describe('skills and knowledge', () => {
@@ -225,6 +242,28 @@ describe('collections', () => {
       assert.equal((await memory.profiles.history(first.id)).length, 2);
     });
 
+    it('keeps one profile without a user per agent, found by getByUser without a user', async () => {
+      const [first] = await memory.profiles.save('a', undefined, { content: 'p1' });
+      const [second, commit] = await memory.profiles.save('a', undefined, { content: 'p2' });
+      assert.equal(second.id, first.id);
+      assert.equal(commit.op, 'update');
+      assert.equal(second.userId, undefined);
+      const [withUser] = await memory.profiles.save('a', 'u', { content: 'of u' });
+      const [otherAgent] = await memory.profiles.save('b', undefined, { content: 'of b' });
+      assert.notEqual(withUser.id, first.id, 'a user is not the same as no user');
+      assert.notEqual(otherAgent.id, first.id);
+      assert.equal(await memory.profiles.count('a'), 2);
+      assert.equal((await memory.profiles.getByUser('a', undefined))?.content, 'p2');
+      assert.equal((await memory.profiles.getByUser('a', 'u'))?.content, 'of u');
+      assert.equal(await memory.profiles.getByUser('c', undefined), null);
+      const batch = await memory.profiles.saveMany([
+        { agentId: 'c', input: { content: 'c1' } },
+        { agentId: 'c', input: { content: 'c2' } },
+      ]);
+      assert.equal(batch[1]?.[0].id, batch[0]?.[0].id, 'also within one batch');
+      assert.equal(await memory.profiles.count('c'), 1);
+    });
+
     it('finds a user across agents and in the shared scope', async () => {
       await memory.profiles.save('a', 'u', { content: 'in a' });
       await memory.profiles.save('b', 'u', { content: 'in b' });
@@ -235,6 +274,39 @@ describe('collections', () => {
       assert.equal((await memory.profiles.getByUserAcrossAgents('u', 1)).length, 1);
       assert.equal((await memory.profiles.getSharedByUser('u'))?.content, 'global');
       await rejectsWith(memory.profiles.getByUserAcrossAgents('u', 201), 'LIMIT_TOO_LARGE');
+    });
+  });
+
+  describe('cleanup', () => {
+    it('a dry run reports the audit entries the real run drops, its own delete entries counted', async () => {
+      const clock = new FakeClock();
+      const { memory: store, cleanup: close } = await openTemp({ now: clock.now });
+      try {
+        for (let i = 0; i < 17; i++) await store.memories.save('a', undefined, { content: `m${i}` });
+        const preview = await store.cleanup({ maxAuditLines: 2, dryRun: true });
+        assert.equal(preview.auditRemoved, 15);
+        assert.equal((await store.stats()).auditEntries, 17, 'a dry run drops nothing');
+        const report = await store.cleanup({ maxAuditLines: 2 });
+        assert.equal(report.auditRemoved, 15);
+        assert.equal((await store.stats()).auditEntries, 2);
+        // With everything stale, the real run first logs one delete per entity type, then trims.
+        await store.skills.save('a', undefined, { content: 'deploy' });
+        clock.advance(1000);
+        const both = { maxAgeDays: 0, maxAuditLines: 1 };
+        const dry = await store.cleanup({ ...both, dryRun: true });
+        const real = await store.cleanup(both);
+        assert.equal(real.removed, 18);
+        assert.equal(real.auditRemoved, 4);
+        assert.equal(dry.auditRemoved, real.auditRemoved);
+        // Keeping none drops the run's own entries too.
+        await store.memories.save('a', undefined, { content: 'last' });
+        clock.advance(1000);
+        const none = { maxAgeDays: 0, maxAuditLines: 0 };
+        assert.equal((await store.cleanup({ ...none, dryRun: true })).auditRemoved, 3);
+        assert.equal((await store.cleanup(none)).auditRemoved, 3);
+      } finally {
+        await close();
+      }
     });
   });
 

@@ -98,33 +98,56 @@ describe('rag chunkers', () => {
       assert.equal(paragraph.chunks.map((chunk) => chunk.text).join('\n\n'), text.trim());
       const fixed = chunkDocument(text, 'a.ts', { maxChars: 300, overlap: 50 });
       assert.ok(fixed.chunks.length >= 2);
-      assert.ok(fixed.chunks[1]!.text.startsWith(fixed.chunks[0]!.text.slice(-50)));
+      assert.ok(fixed.chunks[0]!.text.includes(fixed.chunks[1]!.text.slice(0, 40)));
       const forced = chunkDocument(text, 'a.ts', { strategy: 'markdown', maxChars: 300 });
       assert.deepEqual(forced.chunks, markdown.chunks);
     });
   });
 
   describe('fixed', () => {
-    /** Re-derives each chunk's offset from the overlap and checks text, bounds and line numbers. */
-    function checkFixed(text: string, chunks: Chunk[], maxChars: number, overlap: number, start = 0): void {
-      let offset = start;
+    /**
+     * Finds each chunk where the rules put it (the first at the start, each
+     * next one within 20% of maxChars of `overlap` characters before the
+     * previous one ended; in repetitive text, the match nearest to that) and
+     * checks its text, size and line numbers, and that only whitespace is
+     * left out between chunks. Returns the offsets.
+     */
+    function checkFixed(text: string, chunks: Chunk[], maxChars: number, overlap: number): number[] {
+      const reach = Math.ceil(maxChars * 0.2);
+      const offsets: number[] = [];
       chunks.forEach((chunk, i) => {
         assert.ok(chunk.text.length <= maxChars, `chunk ${i} is ${chunk.text.length} chars`);
-        assert.equal(chunk.text, text.slice(offset, offset + chunk.text.length), `chunk ${i} is a slice`);
+        const previousEnd = i === 0 ? 0 : offsets[i - 1]! + chunks[i - 1]!.text.length;
+        const target = i === 0 ? text.search(/\S/) : previousEnd - overlap;
+        let offset = -1;
+        let at = text.indexOf(chunk.text, target - reach - 1);
+        while (at !== -1 && at <= target + reach) {
+          if (offset === -1 || Math.abs(at - target) < Math.abs(offset - target)) offset = at;
+          at = text.indexOf(chunk.text, at + 1);
+        }
+        assert.ok(offset > (offsets[i - 1] ?? -1), `chunk ${i} starts about overlap before chunk ${i - 1} ends`);
+        assert.equal(text.slice(previousEnd, offset).trim(), '', `only whitespace is left out before chunk ${i}`);
         assert.equal(chunk.startLine, lineOfOffset(text, offset), `chunk ${i} startLine`);
         assert.equal(chunk.endLine, lineOfOffset(text, offset + chunk.text.length - 1), `chunk ${i} endLine`);
         assert.deepEqual(chunk.headingPath, []);
-        const next = chunks[i + 1];
-        if (next) {
-          assert.equal(next.text.slice(0, overlap), chunk.text.slice(chunk.text.length - overlap), `overlap ${i}`);
-          offset += chunk.text.length - overlap;
-        } else {
-          assert.equal(offset + chunk.text.length, text.trimEnd().length, 'the last chunk reaches the end');
-        }
+        offsets.push(offset);
+      });
+      const last = chunks.length - 1;
+      assert.equal(offsets[last]! + chunks[last]!.text.length, text.trimEnd().length, 'the last chunk reaches the end');
+      return offsets;
+    }
+
+    /** No chunk starts or ends inside a word. */
+    function assertWholeWords(text: string, chunks: Chunk[], offsets: number[]): void {
+      chunks.forEach((chunk, i) => {
+        const before = text[offsets[i]! - 1];
+        assert.ok(before === undefined || /\s/.test(before), `chunk ${i} starts a word: ${JSON.stringify(chunk.text)}`);
+        assert.match(chunk.text, /^\S/, `chunk ${i} starts with a word`);
+        if (i < chunks.length - 1) assert.match(chunk.text, /\s$/, `chunk ${i} ends after whitespace`);
       });
     }
 
-    it('makes windows of at most maxChars sharing exactly `overlap` characters, with right line numbers', () => {
+    it('makes windows of at most maxChars sharing about `overlap` characters, with right line numbers', () => {
       const text = Array.from({ length: 120 }, (_, i) => `line ${i}: ${words(i % 9, 'tok')}`).join('\n');
       for (const [maxChars, overlap] of [
         [200, 50],
@@ -135,7 +158,26 @@ describe('rag chunkers', () => {
       ] as const) {
         const { chunks } = chunkDocument(text, 'x.ts', { maxChars, overlap });
         assert.ok(chunks.length > 1 || text.length <= maxChars);
-        checkFixed(text, chunks, maxChars, overlap);
+        const offsets = checkFixed(text, chunks, maxChars, overlap);
+        // Sharing all but one character, a window can only move on by cutting hard.
+        if (overlap < maxChars * 0.8) assertWholeWords(text, chunks, offsets);
+      }
+    });
+
+    it('starts and ends every window at a word boundary, also for words longer than the last 20%', () => {
+      const text = [
+        'Seven wizards invited participants',
+        'from neighbouring kingdoms to the extraordinary tournament,',
+        'where apprentices demonstrated transformations.',
+      ].join('\n');
+      for (const [maxChars, overlap] of [
+        [40, 10],
+        [40, 0],
+        [25, 5],
+      ] as const) {
+        const { chunks } = chunkDocument(text, 'notes.log', { maxChars, overlap });
+        assert.ok(chunks.length > 3);
+        assertWholeWords(text, chunks, checkFixed(text, chunks, maxChars, overlap));
       }
     });
 
@@ -143,10 +185,7 @@ describe('rag chunkers', () => {
       const text = `${'a'.repeat(85)}\n${'b '.repeat(200)}`;
       const { chunks } = chunkDocument(text, 'x.ts', { maxChars: 100, overlap: 10 });
       assert.equal(chunks[0]!.text, `${'a'.repeat(85)}\n`);
-      for (const chunk of chunks.slice(1, -1)) {
-        assert.ok(/\s$/.test(chunk.text), `cut after whitespace: ${JSON.stringify(chunk.text.slice(-5))}`);
-      }
-      checkFixed(text, chunks, 100, 10);
+      assertWholeWords(text, chunks, checkFixed(text, chunks, 100, 10));
       // A line break too early in the window (before its last 20%) is not used: whitespace later is.
       const early = `${'a'.repeat(40)}\n${'word '.repeat(30)}`;
       const first = chunkDocument(early, 'x.ts', { maxChars: 100, overlap: 0 }).chunks[0]!;
@@ -554,6 +593,8 @@ describe('rag chunkers', () => {
       invalid({ maxChars: 100, overlap: 100 });
       invalid({ maxChars: 100, overlap: -1 });
       invalid({ maxChars: 5 });
+      invalid({ maxChars: 0 });
+      invalid({ maxChars: -5 });
       invalid({ maxChars: 100.5 });
       invalid({ strategy: 'sentences' });
     });
@@ -562,7 +603,7 @@ describe('rag chunkers', () => {
       const text = words(100);
       const { chunks } = chunkDocument(text, 'x.ts', { maxChars: 100 });
       assert.ok(chunks.length > 1);
-      assert.ok(chunks[1]!.text.startsWith(chunks[0]!.text.slice(-25)));
+      assert.ok(chunks[0]!.text.includes(chunks[1]!.text.slice(0, 20)), 'about 25 characters are shared');
     });
 
     it('ignores option fields meant for the loader', () => {

@@ -80,6 +80,20 @@ describe('bad input', () => {
     await rejectsWith(memory.skills.update(saved.id, { content: 'y' }), 'NOT_FOUND');
   });
 
+  it('refuses snapshot labels with line breaks or control characters, and over 200 characters', async () => {
+    for (const label of ['a\nb', 'red \u001b[31m', 'tab\there', 'cr\r', 'del\u007f', 'c1\u009b31m', 'ls\u2028']) {
+      const error = await rejectsWith(memory.snapshot(label), 'INVALID_INPUT');
+      assert.match(error.message, /control characters/);
+    }
+    await rejectsWith(memory.snapshot('a\nb\u001b[31m'), 'INVALID_INPUT');
+    await rejectsWith(memory.snapshot('x'.repeat(201)), 'INVALID_INPUT');
+    await rejectsWith(memory.snapshot(42 as never), 'INVALID_INPUT');
+    assert.deepEqual(await memory.listSnapshots(), [], 'nothing was written');
+    const fine = 'Before the migration — größer, 日本語 🚀 '.padEnd(200, '.');
+    assert.equal((await memory.snapshot(fine)).label, fine);
+    assert.equal((await memory.snapshot()).label, '');
+  });
+
   it('reports a closed store clearly', async () => {
     await memory.close();
     await rejectsWith(memory.memories.list('a'), 'STORE_CLOSED');

@@ -202,32 +202,34 @@ export class Collection<T extends EntityType> {
     return commit as CommitInfo;
   }
 
-  /** Deletes every id in one transaction; an unknown id aborts it all. Null where middleware vetoed. */
+  /**
+   * Deletes every id in one transaction; an unknown id aborts it all.
+   * Returns one result per id, in order: null where middleware vetoed. A
+   * repeated id is deleted once, and each of its places gets that commit.
+   */
   async deleteMany(ids: readonly string[], mode: { single?: boolean } = {}): Promise<(CommitInfo | null)[]> {
     if (!Array.isArray(ids)) throw new MemoryError('INVALID_INPUT', 'deleteMany takes an array of ids.');
-    const allowed: boolean[] = [];
+    const allowed = new Map<string, boolean>();
     for (const id of ids) {
+      // A repeated id (the CLI's `delete x x`) is checked, put to middleware and tombstoned once.
+      if (allowed.has(id)) continue;
       assertId(id);
       this.requireLive(id);
       const ok = await this.ctx.middleware.beforeDelete(id, this.type);
       if (!ok && mode.single) throw new MemoryError('CANCELLED', `A middleware cancelled the delete of ${id}.`);
-      allowed.push(ok);
+      allowed.set(id, ok);
     }
     const commits = this.ctx.store.db.transaction(() => {
-      const tombstones = ids.map((id, index) => {
-        if (!allowed[index]) return null;
-        const ref = this.ctx.store.readRef(id);
-        if (!ref || ref.deleted || ref.type !== this.type) throw this.notFound(id);
-        return this.ctx.store.tombstone(ref, `delete ${this.type}`);
-      });
-      const deleted = tombstones.flatMap((commit) => (commit ? [commit.entityId] : []));
+      const tombstones = new Map<string, CommitInfo | null>();
+      for (const [id, ok] of allowed) tombstones.set(id, ok ? this.tombstone(id) : null);
+      const deleted = [...tombstones.values()].flatMap((commit) => (commit ? [commit.entityId] : []));
       if (deleted.length) this.ctx.store.audit(mode.single ? 'delete' : 'deleteMany', this.type, deleted);
       return tombstones;
     });
     commits.forEach((commit) => {
       if (commit) this.ctx.events.emit('entity:delete', { entityId: commit.entityId, entityType: this.type, commit });
     });
-    return commits;
+    return ids.map((id) => commits.get(id) ?? null);
   }
 
   async list(agentId: string, userId?: string): Promise<EntityByType[T][]> {
@@ -271,6 +273,13 @@ export class Collection<T extends EntityType> {
     const entity = this.ctx.store.get(id);
     if (!entity || entity.type !== this.type) throw this.notFound(id);
     return entity;
+  }
+
+  /** Must run in the delete's transaction: another process may have deleted the entity since it was checked. */
+  private tombstone(id: string): CommitInfo {
+    const ref = this.ctx.store.readRef(id);
+    if (!ref || ref.deleted || ref.type !== this.type) throw this.notFound(id);
+    return this.ctx.store.tombstone(ref, `delete ${this.type}`);
   }
 
   private notFound(id: string): MemoryError {

@@ -1,26 +1,22 @@
 import type { VersionBody } from '../store/entity-store';
 import type { ProfileEntity, ProfileInput } from '../types';
 import { SHARED_AGENT_ID } from '../types';
-import { assertId, assertLimit } from '../validation';
+import { assertId, assertLimit, assertOptionalId } from '../validation';
 import { Collection } from './collection';
 
-/** One profile per agent and user: saving again makes a new version of the same entity. */
+/**
+ * One profile per agent and user: saving again makes a new version of the
+ * same entity. "No user" counts as a user: an agent has at most one
+ * profile without one.
+ */
 export class ProfileCollection extends Collection<'profile'> {
   protected override existingIdFor(body: VersionBody): string | undefined {
-    if (body.userId === undefined) return undefined;
-    const [existing] = this.ctx.store.list(
-      { type: 'profile', agentId: body.agentId, userId: body.userId },
-      { limit: 1, offset: 0 },
-    );
-    return existing?.id;
+    return this.find(body.agentId, body.userId)?.id;
   }
 
-  async getByUser(agentId: string, userId: string): Promise<ProfileEntity | null> {
-    const [profile] = this.ctx.store.list(
-      { type: 'profile', agentId: assertId(agentId, 'agent id'), userId: assertId(userId, 'user id') },
-      { limit: 1, offset: 0 },
-    );
-    return (profile as ProfileEntity | undefined) ?? null;
+  /** The profile of the agent and user; without a user, the agent's profile that has none. */
+  async getByUser(agentId: string, userId: string | undefined): Promise<ProfileEntity | null> {
+    return this.find(assertId(agentId, 'agent id'), assertOptionalId(userId, 'user id')) ?? null;
   }
 
   /** The user's profiles in every agent, most recently updated first. */
@@ -33,6 +29,15 @@ export class ProfileCollection extends Collection<'profile'> {
   }
 
   async getSharedByUser(userId: string): Promise<ProfileEntity | null> {
-    return this.getByUser(SHARED_AGENT_ID, userId);
+    return this.getByUser(SHARED_AGENT_ID, assertId(userId, 'user id'));
+  }
+
+  private find(agentId: string, userId: string | undefined): ProfileEntity | undefined {
+    // The list filter reads a null user as "without a user" (undefined would mean any user).
+    const [profile] = this.ctx.store.list(
+      { type: 'profile', agentId, userId: userId ?? null },
+      { limit: 1, offset: 0 },
+    );
+    return profile as ProfileEntity | undefined;
   }
 }

@@ -9,9 +9,11 @@ import { lazy } from '../lazy';
  * verbatim slice of the document (after CRLF → LF), so its line numbers
  * point at the file as the user sees it.
  *
- * - `fixed` (source code, anything unknown): windows of at most `maxChars`,
- *   consecutive ones sharing exactly `overlap` characters, cut at a line
- *   break or else at whitespace in the last 20% of the window.
+ * - `fixed` (source code, anything unknown): windows of at most `maxChars`
+ *   cut at word boundaries: each ends at a line break or else at whitespace
+ *   in its last 20%, else at the last whitespace in it, and starts at the
+ *   word nearest to `overlap` characters before the previous one ended
+ *   (within 20% of `maxChars`). Only a word too long for the window is cut.
  * - `paragraph` (.txt, .rst, .adoc): paragraphs (split on blank lines)
  *   packed up to `maxChars`; a longer paragraph is cut like `fixed`, without
  *   overlap.
@@ -27,7 +29,10 @@ export interface ChunkOptions {
   strategy?: ChunkStrategy;
   /** Default 1500. Only a code block or table (with its heading) can be longer. */
   maxChars?: number;
-  /** Characters shared by consecutive `fixed` chunks. Default 200 (at most a quarter of maxChars); must be < maxChars. */
+  /**
+   * About how many characters consecutive `fixed` chunks share (moved to the nearest word start).
+   * Default 200 (at most a quarter of maxChars); must be < maxChars.
+   */
   overlap?: number;
 }
 
@@ -226,15 +231,32 @@ function trimLines(text: string, start: number, end: number): Span {
 
 /**
  * Where to end a window [start, limit): just after the last line break at
- * or after `minCut`, else just after the last whitespace there, else at
- * `limit` (never between the halves of a surrogate pair if avoidable).
+ * or after `minCut`, else just after the last whitespace there, else just
+ * after the last whitespace at or after `floor` (only a word too long for
+ * the window is cut), else at `limit` (never between the halves of a
+ * surrogate pair if avoidable).
  */
-function findCut(text: string, start: number, limit: number, minCut: number): number {
+function findCut(text: string, start: number, limit: number, minCut: number, floor = start + 1): number {
   const from = Math.max(minCut, start + 1);
-  for (let i = limit - 1; i >= from - 1 && i > start; i--) if (text.charCodeAt(i) === 10) return i + 1;
-  for (let i = limit - 1; i >= from - 1 && i > start; i--) if (isSpace(text.charCodeAt(i))) return i + 1;
+  const cut =
+    lastCutAfter(text, start, from, limit, (code) => code === 10) ??
+    lastCutAfter(text, start, from, limit, isSpace) ??
+    lastCutAfter(text, start, floor, limit, isSpace);
+  if (cut !== undefined) return cut;
   if (isHighSurrogate(text.charCodeAt(limit - 1)) && limit - 1 >= from) return limit - 1;
   return limit;
+}
+
+/** Just after the last character of (start, limit) that passes `test`, if that is at or after `from`. */
+function lastCutAfter(
+  text: string,
+  start: number,
+  from: number,
+  limit: number,
+  test: (code: number) => boolean,
+): number | undefined {
+  for (let i = limit - 1; i >= from - 1 && i > start; i--) if (test(text.charCodeAt(i))) return i + 1;
+  return undefined;
 }
 
 function isHighSurrogate(code: number): boolean {
@@ -246,15 +268,16 @@ function isLowSurrogate(code: number): boolean {
 }
 
 /**
- * `fixed`: exact windows of at most maxChars over the document (less its
- * leading blank lines and trailing whitespace); each window starts exactly
- * `overlap` characters before the previous one ended (one more if that would
- * split a surrogate pair).
+ * `fixed`: windows of at most maxChars over the document (less its leading
+ * blank lines and trailing whitespace), each ending after whitespace and
+ * starting at a word about `overlap` characters before the previous one
+ * ended; only a word too long for the window is cut.
  */
 function fixedSpans(text: string, maxChars: number, overlap: number): Span[] {
   const bounds = trimLines(text, 0, text.length);
   let end = bounds.end;
   while (end > bounds.start && isSpace(text.charCodeAt(end - 1))) end--;
+  const reach = Math.ceil(maxChars * CUT_REGION);
   const spans: Span[] = [];
   let start = bounds.start;
   while (start < end) {
@@ -263,14 +286,37 @@ function fixedSpans(text: string, maxChars: number, overlap: number): Span[] {
       break;
     }
     // Past the overlap, so every window moves forward.
-    const minCut = Math.max(start + Math.ceil(maxChars * (1 - CUT_REGION)), start + overlap + 1);
-    const cut = findCut(text, start, start + maxChars, minCut);
+    const floor = start + overlap + 1;
+    const minCut = Math.max(start + Math.ceil(maxChars * (1 - CUT_REGION)), floor);
+    const cut = findCut(text, start, start + maxChars, minCut, floor);
     spans.push({ start, end: cut });
-    let next = cut - overlap;
-    if (isLowSurrogate(text.charCodeAt(next)) && next - 1 > start) next--;
-    start = next;
+    start = nextStart(text, start, cut - overlap, cut, reach);
   }
   return spans;
+}
+
+/**
+ * Where the window after one starting at `previous` and ending at `cut`
+ * starts: at the word start nearest to `target` within `reach` of it (of two
+ * equally near, the earlier, which shares more), never at or before
+ * `previous` nor past the whitespace after `cut`. Without one (inside a long
+ * word), at `target` itself, or one earlier rather than split a surrogate pair.
+ */
+function nextStart(text: string, previous: number, target: number, cut: number, reach: number): number {
+  let last = cut;
+  while (last < text.length && isSpace(text.charCodeAt(last))) last++;
+  for (let distance = 0; distance <= reach; distance++) {
+    const before = target - distance;
+    if (before > previous && isWordStart(text, before)) return before;
+    const after = target + distance;
+    if (after <= last && isWordStart(text, after)) return after;
+  }
+  return isLowSurrogate(text.charCodeAt(target)) && target - 1 > previous ? target - 1 : target;
+}
+
+/** A non-space character right after whitespace. */
+function isWordStart(text: string, offset: number): boolean {
+  return !isSpace(text.charCodeAt(offset)) && isSpace(text.charCodeAt(offset - 1));
 }
 
 /**
