@@ -190,6 +190,19 @@ describe('rag', () => {
     );
   });
 
+  it('refuses bad chunk options before anything, and re-chunks unchanged files when asked', async () => {
+    await memory.rag.sync(docs, 'a');
+    await rejectsWith(memory.rag.sync(docs, 'a', { maxChars: 0 }), 'INVALID_INPUT');
+    await rejectsWith(memory.rag.sync(docs, 'a', { maxChars: -5 }), 'INVALID_INPUT');
+    const unchanged = await memory.rag.sync(docs, 'a', { strategy: 'fixed', maxChars: 40 });
+    assert.equal(unchanged.unchanged, 2, 'new options alone do not touch unchanged files');
+    const before = memory.rag.status('a').chunks;
+    const rechunked = await memory.rag.sync(docs, 'a', { strategy: 'fixed', maxChars: 40, rechunk: true });
+    assert.deepEqual(rechunked.updated, ['notes/backups.txt', 'setup.md']);
+    assert.ok(memory.rag.status('a').chunks > before, 'smaller windows, more chunks');
+    assert.deepEqual((await memory.rag.sync(docs, 'a', { strategy: 'fixed', maxChars: 40 })).updated, []);
+  });
+
   it('reports bad files per file and goes on with the rest', async () => {
     write(docs, 'binary.md', 'abc\u0000def');
     const report = await memory.rag.sync(docs, 'a');

@@ -158,6 +158,11 @@ class Doc {
   }
 }
 
+/** Checks chunk options without chunking anything (MemoryError 'INVALID_INPUT'), so a sync refuses bad ones before it starts, not only when a file needs chunking. */
+export function checkChunkOptions(options: ChunkOptions): void {
+  settingsFrom(options, '');
+}
+
 function settingsFrom(
   options: ChunkOptions,
   fileName: string,

@@ -4,7 +4,7 @@ import { MemoryError } from '../errors';
 import type { SearchResult } from '../search/searcher';
 import type { KnowledgeEntity, KnowledgeInput } from '../types';
 import { assertId, assertLimit } from '../validation';
-import { type ChunkOptions, chunkDocument } from './chunkers';
+import { type ChunkOptions, checkChunkOptions, chunkDocument } from './chunkers';
 import {
   type ListResult,
   type ListedFile,
@@ -42,6 +42,12 @@ export interface SyncOptions extends LoadOptions, ChunkOptions {
    * ever touches documents under that prefix.
    */
   sourcePrefix?: string;
+  /**
+   * Reads and chunks every listed file again, even unchanged ones: after a
+   * change of `strategy`, `maxChars` or `overlap`, which a sync by content
+   * hash would otherwise apply only to files that change.
+   */
+  rechunk?: boolean;
 }
 
 export interface SyncReport {
@@ -223,6 +229,7 @@ export class Rag {
     names: DocumentNames,
     { scope, mirror }: { scope: string[]; mirror: boolean },
   ): Promise<SyncReport> {
+    checkChunkOptions(options);
     const stamps = this.store.stamps(agentId, scope);
     // A file counts as synced only while its chunks are alive: cleanup or a
     // hand-made delete may have removed them since, and then it is re-added.
@@ -244,7 +251,7 @@ export class Rag {
       options.onProgress?.({ done: ++done, total, path: entry.relativePath });
       // Same size and time as when it was last synced: not even read.
       const alive = live.has(entry.relativePath);
-      if (stamp && alive && stamp.bytes === entry.bytes && stamp.mtimeMs === entry.mtimeMs) {
+      if (!options.rechunk && stamp && alive && stamp.bytes === entry.bytes && stamp.mtimeMs === entry.mtimeMs) {
         report.unchanged++;
         continue;
       }
@@ -262,7 +269,7 @@ export class Rag {
       }
       // A file that gives no chunks (empty, or blank lines only) has none alive: unchanged all the same.
       const synced = alive || (stamp?.sha256 === file.sha256 && chunkInputs(file, options).length === 0);
-      if (stamp && synced && stamp.sha256 === file.sha256) {
+      if (!options.rechunk && stamp && synced && stamp.sha256 === file.sha256) {
         // Touched but not changed: remember the new time, make no commit.
         touched.push(stampOf(file));
         report.unchanged++;
