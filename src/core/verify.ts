@@ -1,7 +1,8 @@
 import type { Database } from './store/database';
 import { commitHash } from './store/entity-store';
 import { sha256 } from './store/hashing';
-import type { CommitOp } from './types';
+import { ftsTable } from './store/schema';
+import { SEARCHABLE_TYPES, type CommitOp } from './types';
 
 export type VerifyErrorCode =
   | 'SQLITE_INTEGRITY'
@@ -13,7 +14,8 @@ export type VerifyErrorCode =
   | 'MISSING_HEAD'
   | 'CYCLE'
   | 'REF_MISMATCH'
-  | 'ORPHAN_COMMIT';
+  | 'ORPHAN_COMMIT'
+  | 'SEARCH_INDEX';
 
 export interface VerifyError {
   code: VerifyErrorCode;
@@ -174,5 +176,77 @@ export function verifyState(db: Database, schema = 'main'): VerifyReport {
       });
     }
   }
+  // Snapshots hold the history only; the live store also has its search index.
+  if (schema === 'main') errors.push(...searchIndexErrors(db));
   return { valid: errors.length === 0, totalObjects: objects.size, totalCommits: commits.size, totalEntities, errors };
+}
+
+/** At most this many rows of each kind of index damage are listed: one is enough to call for a rebuild. */
+const INDEX_SAMPLES = 20;
+const REBUILD = 'Rebuild the search index (rebuildIndex(), CLI `reindex`, or Memory: Rebuild Index).';
+
+/**
+ * The search index against the entities it indexes: every live searchable
+ * entity has exactly its own search row, the per-type counts BM25 uses are
+ * right, and FTS5 holds every row but those waiting in the queue. The index
+ * is derived data, so any damage is repaired by rebuilding it.
+ */
+function searchIndexErrors(db: Database): VerifyError[] {
+  const errors: VerifyError[] = [];
+  const searchable = SEARCHABLE_TYPES.map((type) => `'${type}'`).join(', ');
+  for (const row of db.all(
+    `SELECT r.id FROM refs r LEFT JOIN search_docs d ON d.rowid = r.search_rowid
+     WHERE r.deleted = 0 AND r.type IN (${searchable}) AND (d.rowid IS NULL OR d.entity_id <> r.id) LIMIT ${INDEX_SAMPLES}`,
+  )) {
+    errors.push({
+      code: 'SEARCH_INDEX',
+      id: String(row.id),
+      message: `Entity ${String(row.id)} is not in the search index. ${REBUILD}`,
+    });
+  }
+  for (const row of db.all(
+    `SELECT d.rowid, d.entity_id FROM search_docs d LEFT JOIN refs r ON r.id = d.entity_id
+     WHERE r.id IS NULL OR r.deleted = 1 OR r.search_rowid IS NOT d.rowid LIMIT ${INDEX_SAMPLES}`,
+  )) {
+    const id = String(row.entity_id);
+    errors.push({ code: 'SEARCH_INDEX', id, message: `The search index holds a stale row for ${id}. ${REBUILD}` });
+  }
+  const counted = new Map(
+    db
+      .all('SELECT type, docs, terms FROM search_stats')
+      .map((row) => [String(row.type), [Number(row.docs), Number(row.terms)]]),
+  );
+  for (const type of SEARCHABLE_TYPES) {
+    const actual = db.get(
+      `SELECT count(*) AS docs, coalesce(sum(length), 0) AS terms,
+         (SELECT count(*) FROM search_pending p JOIN search_docs w ON w.rowid = p.rowid WHERE w.type = ?1) AS waiting
+       FROM search_docs WHERE type = ?1`,
+      type,
+    );
+    const docs = Number(actual?.docs ?? 0);
+    const [statDocs, statTerms] = counted.get(type) ?? [0, 0];
+    if (statDocs !== docs || statTerms !== Number(actual?.terms ?? 0)) {
+      errors.push({ code: 'SEARCH_INDEX', id: type, message: `The ${type} search counts are wrong. ${REBUILD}` });
+    }
+    const inFts = Number(db.get(`SELECT count(*) AS n FROM ${ftsTable(type)}_docsize`)?.n ?? 0);
+    if (inFts !== docs - Number(actual?.waiting ?? 0)) {
+      errors.push({
+        code: 'SEARCH_INDEX',
+        id: type,
+        message: `The ${type} full-text index holds ${inFts} rows where ${docs - Number(actual?.waiting ?? 0)} belong. ${REBUILD}`,
+      });
+    }
+  }
+  const lost = Number(
+    db.get(
+      'SELECT count(*) AS n FROM search_pending p LEFT JOIN search_docs d ON d.rowid = p.rowid WHERE d.rowid IS NULL',
+    )?.n ?? 0,
+  );
+  if (lost > 0)
+    errors.push({
+      code: 'SEARCH_INDEX',
+      id: 'search_pending',
+      message: `${lost} waiting search rows have no document. ${REBUILD}`,
+    });
+  return errors;
 }

@@ -103,6 +103,25 @@ describe('verify', () => {
     const codes = (await memory.verify()).errors.map((e) => e.code).sort();
     assert.deepEqual(codes, ['ORPHAN_COMMIT', 'REF_MISMATCH']);
   });
+
+  it('checks the search index too, with rows in FTS5 and rows waiting; a rebuild repairs it', async () => {
+    for (let i = 0; i < 70; i++) await memory.memories.save('a', 'u', { content: `note number ${i}` });
+    assert.deepEqual((await memory.verify()).errors, [], 'healthy with rows flushed to FTS5 and rows waiting');
+    tamper(dir, `DELETE FROM search_docs WHERE entity_id = '${id}'`);
+    const report = await memory.verify();
+    assert.equal(report.valid, false);
+    assert.ok(report.errors.every((error) => error.code === 'SEARCH_INDEX'));
+    assert.ok(report.errors.some((error) => error.id === id && /not in the search index/.test(error.message)));
+    await memory.rebuildIndex();
+    assert.deepEqual((await memory.verify()).errors, []);
+    tamper(dir, `UPDATE search_stats SET docs = docs + 1 WHERE type = 'memory'`);
+    assert.deepEqual(
+      (await memory.verify()).errors.map((error) => error.message),
+      [
+        'The memory search counts are wrong. Rebuild the search index (rebuildIndex(), CLI `reindex`, or Memory: Rebuild Index).',
+      ],
+    );
+  });
 });
 
 describe('snapshots', () => {
