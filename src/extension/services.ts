@@ -12,6 +12,8 @@ const EXTERNAL_POLL_MS = 1000;
  */
 const MAX_CRASHES = 3;
 const CRASH_WINDOW_MS = 60_000;
+/** The same failure is shown once in this many ms (and logged every time). */
+const REPEAT_QUIET_MS = 10_000;
 
 /**
  * What every feature gets: the store (opened on first use, in its worker),
@@ -38,6 +40,8 @@ export class StoreService implements Services, vscode.Disposable {
   private crashes: number[] = [];
   /** Set once the worker crashed MAX_CRASHES times: why the store is not reopened. */
   private givenUp: MemoryError | undefined;
+  /** The last failure shown to the user, and when. */
+  private lastShown: { message: string; at: number } | undefined;
   /** The folder of the store last opened. */
   private openedDir: string | undefined;
   private readonly changes = new vscode.EventEmitter<StoreChange>();
@@ -108,6 +112,11 @@ export class StoreService implements Services, vscode.Disposable {
     this.log.error(`${action}: ${message}${isMemoryError(error) ? ` [${error.code}]` : ''}`);
     // Work cut short by shutting down is not the user's problem.
     if (isMemoryError(error, 'CANCELLED') || this.disposed) return;
+    // One cause often fails several features at once (a store that cannot
+    // open fails the first search, doc sync and the views): say it once.
+    const now = Date.now();
+    if (this.lastShown?.message === message && now - this.lastShown.at < REPEAT_QUIET_MS) return;
+    this.lastShown = { message, at: now };
     const showLog = vscode.l10n.t('Show Log');
     void vscode.window
       .showErrorMessage(vscode.l10n.t('{0} failed: {1}', action, message), showLog)

@@ -42,6 +42,13 @@ describe('entity documents', () => {
     assert.deepEqual(parseEntityDocument(retagged, memory), { tags: ['deploy'] });
   });
 
+  it('clears a list or map whose line was deleted, and keeps a category whose line was deleted', () => {
+    const untagged = renderEntity(memory).replace(/tags:.*\n/, '');
+    assert.deepEqual(parseEntityDocument(untagged, memory), { tags: [] });
+    const uncategorized = renderEntity(memory).replace(/category:.*\n/, '');
+    assert.equal(parseEntityDocument(uncategorized, memory), null);
+  });
+
   it('refuses fields that cannot be edited, broken YAML, a missing front matter and sessions', () => {
     rejects(
       () => parseEntityDocument(renderEntity(memory).replace('category:', 'agentId: x\ncategory:'), memory),

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { toolContributions } from '../../src/extension/tools/manifest';
+import { toolContributions, toolStrings } from '../../src/extension/tools/manifest';
 
 const root = path.resolve(__dirname, '../..');
 const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
@@ -16,6 +16,7 @@ const nls = JSON.parse(fs.readFileSync(path.join(root, 'package.nls.json'), 'utf
 describe('package.json', () => {
   it('declares exactly the catalogue’s tools (run `npm run manifest` after changing an operation)', () => {
     assert.deepEqual(manifest.contributes.languageModelTools, toolContributions());
+    for (const [key, text] of Object.entries(toolStrings())) assert.equal(nls[key], text, key);
   });
 
   it('has a translation for every %placeholder%', () => {

@@ -13,32 +13,54 @@ import type { Services } from '../services';
  */
 export class AutoMiner implements vscode.Disposable {
   private readonly pending = new Map<string, NodeJS.Timeout>();
-  /** How many messages each session had when it was last mined here: a session with no new turn is skipped. */
+  /** How many messages each session had when it was last mined: a session with no new turn is skipped. */
   private readonly minedAt = new Map<string, number>();
+  /** Stops a mining in flight when the extension goes away. */
+  private readonly stopped = new AbortController();
 
   constructor(private readonly services: Services) {}
 
-  /** A turn was stored in `sessionId`; `model` is the one the user chats with. */
-  sessionSaved(sessionId: string, model: vscode.LanguageModelChat): void {
-    const config = vscode.workspace.getConfiguration(SECTION);
-    if (!config.get<boolean>('mining.auto', false)) return;
-    const delayMs = Math.max(1, config.get<number>('mining.autoDelaySeconds', 60)) * 1000;
+  /**
+   * A turn was stored in `sessionId`; `model` is the one the user chats with.
+   * `minedNow`: the turn was a /mine, which mined the session already.
+   */
+  sessionSaved(sessionId: string, model: vscode.LanguageModelChat, minedNow: boolean): void {
     clearTimeout(this.pending.get(sessionId));
+    this.pending.delete(sessionId);
+    if (minedNow) {
+      void this.turnsOf(sessionId).then((turns) => turns !== undefined && this.minedAt.set(sessionId, turns));
+      return;
+    }
+    if (!autoMining()) return;
+    const delayMs = Math.max(1, vscode.workspace.getConfiguration(SECTION).get<number>('mining.autoDelaySeconds', 60));
     this.pending.set(
       sessionId,
-      setTimeout(() => void this.mine(sessionId, model), delayMs),
+      setTimeout(() => void this.mine(sessionId, model), delayMs * 1000),
     );
+  }
+
+  private async turnsOf(sessionId: string): Promise<number | undefined> {
+    try {
+      const session = await (await this.services.memory()).sessions.get(sessionId);
+      return session ? (session.messages?.length ?? 0) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   private async mine(sessionId: string, model: vscode.LanguageModelChat): Promise<void> {
     this.pending.delete(sessionId);
+    // Turned off since the turn was stored: what was scheduled is dropped too.
+    if (!autoMining() || this.stopped.signal.aborted) return;
     try {
-      const session = await (await this.services.memory()).sessions.get(sessionId);
-      const turns = session?.messages?.length ?? 0;
-      if (!session || this.minedAt.get(sessionId) === turns) return;
+      const turns = await this.turnsOf(sessionId);
+      if (turns === undefined || this.minedAt.get(sessionId) === turns) return;
       this.minedAt.set(sessionId, turns);
       const ai = await selectLanguageModel(model);
-      const report = await mineSession(await this.services.memory(), ai, sessionId, { force: true });
+      const report = await mineSession(await this.services.memory(), ai, sessionId, {
+        force: true,
+        signal: this.stopped.signal,
+      });
       const saved = report.created.length + report.updated.length;
       this.services.log.info(
         `Auto-mined session ${sessionId}: ${report.created.length} new, ${report.updated.length} updated`,
@@ -56,7 +78,12 @@ export class AutoMiner implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.stopped.abort();
     this.pending.forEach((timer) => clearTimeout(timer));
     this.pending.clear();
   }
+}
+
+function autoMining(): boolean {
+  return vscode.workspace.getConfiguration(SECTION).get<boolean>('mining.auto', false);
 }

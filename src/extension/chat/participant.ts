@@ -99,7 +99,7 @@ async function handle(
       request: requestText(request.command, request.prompt),
       reply: reply.text(),
     });
-    autoMiner.sessionSaved(metadata.sessionId, request.model);
+    autoMiner.sessionSaved(metadata.sessionId, request.model, request.command === 'mine');
   } catch (error) {
     services.log.warn(`@memory: could not store the conversation: ${(error as Error).message}`);
     reply.markdown(

@@ -63,9 +63,22 @@ export class DocSyncController implements vscode.Disposable {
     }
     // Clicked again while one is waiting or running: that one will do; queueing more would sync N times.
     if (this.requested) return this.requested;
+    const waiting = this.queue.busy;
+    let started = () => {};
+    const starting = new Promise<void>((resolve) => (started = resolve));
     this.requested = this.queue
-      .run((signal) => this.runner.full(plan.active, plan.prefixes, { notify: true, signal }))
+      .run((signal) => {
+        started();
+        return this.runner.full(plan.active, plan.prefixes, { notify: true, signal });
+      })
       .finally(() => (this.requested = undefined));
+    // Its progress shows once it starts; until then, say why nothing seems to happen.
+    if (waiting) {
+      vscode.window.setStatusBarMessage(
+        vscode.l10n.t('$(sync~spin) Memory: documents are being synced; yours follows'),
+        Promise.race([starting, this.requested.catch(() => undefined)]),
+      );
+    }
     return this.requested;
   }
 

@@ -6,10 +6,17 @@
 export class SerialQueue {
   private tail: Promise<unknown> = Promise.resolve();
   private controller = new AbortController();
+  private unfinished = 0;
+
+  /** Whether a job is running or waiting. */
+  get busy(): boolean {
+    return this.unfinished > 0;
+  }
 
   run<T>(job: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const signal = this.controller.signal;
-    const result = this.tail.then(() => job(signal));
+    this.unfinished++;
+    const result = this.tail.then(() => job(signal)).finally(() => this.unfinished--);
     // The next job waits for this one however it ends.
     this.tail = result.catch(() => undefined);
     return result;

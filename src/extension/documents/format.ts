@@ -17,6 +17,13 @@ const EDITABLE: Record<EntityType, readonly string[]> = {
   profile: ['metadata'],
 };
 
+/**
+ * What an editable field becomes when its line is deleted from the front
+ * matter: deleting `tags:` clears the tags. Category and status always have
+ * a value, so a deleted line leaves them as they are.
+ */
+const CLEARED: Readonly<Record<string, unknown>> = { tags: [], questions: [], metadata: {}, title: '' };
+
 export function isEditable(type: EntityType): boolean {
   return type !== 'session';
 }
@@ -102,6 +109,11 @@ export function parseEntityDocument(text: string, current: Entity): UpdateByType
     }
     if (JSON.stringify(value) !== JSON.stringify((current as unknown as Record<string, unknown>)[key]))
       update[key] = value;
+  }
+  for (const key of allowed) {
+    const was = (current as unknown as Record<string, unknown>)[key];
+    if (key in fields || !(key in CLEARED) || was === undefined) continue;
+    if (JSON.stringify(was) !== JSON.stringify(CLEARED[key])) update[key] = CLEARED[key];
   }
   const content = text.slice(match[0].length).replace(/\r\n/g, '\n').replace(/\n$/, '');
   if (content !== current.content.replace(/\n$/, '')) update.content = content;

@@ -14,16 +14,21 @@ export interface EntityLocation {
   commit?: string;
 }
 
+// An id may hold `@` (imported ids are any name), which in a path marks the
+// commit: it is written as %40, and `%` itself as %25, so every id comes back whole.
+const escapeId = (id: string): string => id.replace(/%/g, '%25').replace(/@/g, '%40');
+const unescapeId = (text: string): string => text.replace(/%40/g, '@').replace(/%25/g, '%');
+
 /** The live, editable document of an entity: `workspace-memory:/memory/<id>.md`. */
 export function entityUri(entity: Pick<Entity, 'type' | 'id'>): vscode.Uri {
-  return vscode.Uri.from({ scheme: SCHEME, path: `/${entity.type}/${entity.id}.md` });
+  return vscode.Uri.from({ scheme: SCHEME, path: `/${entity.type}/${escapeId(entity.id)}.md` });
 }
 
 /** One version of an entity, read-only: `workspace-memory:/memory/<id>@<hash>.md`. */
 export function versionUri(entity: Pick<Entity, 'type' | 'id'>, commitHash: string): vscode.Uri {
   return vscode.Uri.from({
     scheme: SCHEME,
-    path: `/${entity.type}/${entity.id}@${commitHash.slice(0, SHORT_HASH)}.md`,
+    path: `/${entity.type}/${escapeId(entity.id)}@${commitHash.slice(0, SHORT_HASH)}.md`,
   });
 }
 
@@ -31,5 +36,5 @@ export function parseEntityUri(uri: vscode.Uri): EntityLocation | undefined {
   if (uri.scheme !== SCHEME) return undefined;
   const match = /^\/([a-z]+)\/([^/@]+?)(?:@([0-9a-f]{4,64}))?\.md$/.exec(uri.path);
   if (!match || !(ENTITY_TYPES as readonly string[]).includes(match[1]!)) return undefined;
-  return { type: match[1] as EntityType, id: match[2]!, commit: match[3] };
+  return { type: match[1] as EntityType, id: unescapeId(match[2]!), commit: match[3] };
 }

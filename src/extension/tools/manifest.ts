@@ -25,14 +25,18 @@ function camelCase(name: string): string {
   return name.replace(/_([a-z])/g, (_m, letter: string) => letter.toUpperCase());
 }
 
+/** The package.nls.json key of a tool's user-facing name. */
+const titleKey = (operation: Operation): string => `tool.${operation.name}.title`;
+
 export function toolContribution(operation: Operation): Record<string, unknown> {
   return {
     name: operation.name,
-    displayName: operation.title,
+    // What users read is translated; the description is for the model and stays as written.
+    displayName: `%${titleKey(operation)}%`,
     toolReferenceName: REFERENCE_NAMES[operation.name] ?? camelCase(operation.name),
     canBeReferencedInPrompt: true,
     icon: ICONS[operation.name.split('_')[0]!] ?? '$(database)',
-    userDescription: operation.title,
+    userDescription: `%${titleKey(operation)}%`,
     modelDescription: operation.description,
     tags: ['workspace-memory', operation.effect === 'read' ? 'read' : 'write'],
     inputSchema: jsonSchemaOf(operation),
@@ -41,4 +45,9 @@ export function toolContribution(operation: Operation): Record<string, unknown> 
 
 export function toolContributions(): Record<string, unknown>[] {
   return operationsFor('tool').map(toolContribution);
+}
+
+/** The package.nls.json entries the tools' contributions refer to. */
+export function toolStrings(): Record<string, string> {
+  return Object.fromEntries(operationsFor('tool').map((operation) => [titleKey(operation), operation.title]));
 }

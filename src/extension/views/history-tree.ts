@@ -66,7 +66,10 @@ export class HistoryTree implements vscode.TreeDataProvider<CommitNode> {
     try {
       const { commits, latest } = await (await this.services.memory()).worker.historyOutline(target.id);
       const label = latest ? entityLabel(latest) : target.id;
-      if (this.view) this.view.description = label;
+      if (this.view) {
+        this.view.description = label;
+        this.view.message = undefined;
+      }
       const live = commits[0]?.hasVersion ?? false;
       return commits.map(({ commit, hasVersion }, index) => ({
         kind: 'commit',
@@ -80,7 +83,9 @@ export class HistoryTree implements vscode.TreeDataProvider<CommitNode> {
         label,
       }));
     } catch (error) {
-      this.services.reportError(vscode.l10n.t('Reading the history'), error);
+      // Said in the view and logged: a pop-up would come back with every refresh while the store is down.
+      this.services.log.error(`Reading the history of ${target.id}: ${(error as Error).message}`);
+      if (this.view) this.view.message = vscode.l10n.t('The history could not be read: {0}', (error as Error).message);
       return [];
     }
   }

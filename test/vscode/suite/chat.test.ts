@@ -167,6 +167,22 @@ describe('@memory chat participant', function () {
     }
   });
 
+  it('drops a scheduled auto-mining when auto-mining is turned off meanwhile', async () => {
+    const config = vscode.workspace.getConfiguration('workspaceMemory');
+    await config.update('mining.auto', true, vscode.ConfigurationTarget.Workspace);
+    await config.update('mining.autoDelaySeconds', 2, vscode.ConfigurationTarget.Workspace);
+    try {
+      await vscode.commands.executeCommand('workbench.action.chat.newChat');
+      const { metadata } = await sendChat('@memory The harbour office closes at noon on Saturdays');
+      await config.update('mining.auto', undefined, vscode.ConfigurationTarget.Workspace);
+      await new Promise((resolve) => setTimeout(resolve, 3500));
+      assert.notEqual((await session(metadata!)).mined, true);
+    } finally {
+      await config.update('mining.auto', undefined, vscode.ConfigurationTarget.Workspace);
+      await config.update('mining.autoDelaySeconds', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
   it('/consolidate shows a plan first and changes nothing until it is applied', async () => {
     const { memory, scope } = await store();
     const [a] = await memory.memories.save(scope.agentId, scope.userId, {

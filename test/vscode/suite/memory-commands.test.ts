@@ -53,6 +53,23 @@ describe('memory commands', () => {
     );
   });
 
+  it('opens the document of an entity whose id holds @ and %', async () => {
+    const { services } = await extensionApi();
+    const memory = await services.memory();
+    const { agentId, userId } = services.scope();
+    const id = 'memory-imported@laptop%1';
+    const file = path.join(os.tmpdir(), `wm-at-id-${Date.now()}.json`);
+    const memories = [
+      { id, type: 'memory', agentId, userId, content: 'Imported from the laptop', tags: [], category: 'fact' },
+    ];
+    fs.writeFileSync(file, JSON.stringify({ version: 1, entities: { memories } }));
+    await memory.worker.importFrom(file, {});
+    fs.rmSync(file);
+    const document = await vscode.workspace.openTextDocument(entityUri({ type: 'memory', id }));
+    assert.match(document.getText(), /Imported from the laptop/);
+    assert.match(document.getText(), /# memory memory-imported@laptop%1 /);
+  });
+
   it('editing the document and saving it makes a new version', async () => {
     const entity = await addMemory('Builds run on Node 24', { tags: ['build'] });
     await vscode.commands.executeCommand('workspaceMemory.edit', { kind: 'entity', entity });
