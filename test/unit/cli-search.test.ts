@@ -205,7 +205,7 @@ describe('cli search, recall, reindex and save --dedup', function () {
       assert.match(text.stderr, /^6 items, \d+ characters, ~\d+ tokens\n$/);
       const none = cli(['recall', 'kubernetes', '--dir', dir, '--agent', 'a']);
       assert.equal(none.code, 0, none.stderr);
-      assert.equal(none.stdout.trim(), '(nothing relevant)');
+      assert.equal(none.stdout.trim(), 'Nothing in memory is relevant to "kubernetes".');
       assert.match(none.stderr, /^0 items, 0 characters, ~0 tokens/);
     });
 

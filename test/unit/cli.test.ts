@@ -1,15 +1,19 @@
 import * as assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { Command } from 'commander';
+import { registerRagCommands } from '../../src/server/cli/rag-commands';
 import { tempDir } from './helpers';
 
 const ROOT = path.join(__dirname, '..', '..');
 const CLI = path.join(ROOT, 'dist', 'cli.js');
 
-function cli(args: string[], input?: string) {
-  const result = spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8' });
+function cli(args: string[], input?: string, env?: NodeJS.ProcessEnv) {
+  const result = spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8', env });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -17,6 +21,32 @@ function json<T = Record<string, unknown>>(args: string[], input?: string): T {
   const result = cli([...args, '--json'], input);
   assert.equal(result.code, 0, result.stderr);
   return JSON.parse(result.stdout) as T;
+}
+
+/**
+ * Runs the CLI with an OpenAI-compatible chat or embeddings endpoint that
+ * never answers, and presses Ctrl-C (a real SIGINT) once its first request is in.
+ */
+async function cliStoppedByCtrlC(args: string[], endpoint: 'CHAT' | 'EMBED') {
+  let child: ChildProcess | undefined;
+  const server = http.createServer(() => child?.kill('SIGINT'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const env = {
+      ...process.env,
+      [`WORKSPACE_MEMORY_${endpoint}_URL`]: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+      [`WORKSPACE_MEMORY_${endpoint}_MODEL`]: 'fake',
+    };
+    child = spawn(process.execPath, [CLI, ...args], { env });
+    let [stdout, stderr] = ['', ''];
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child?.on('close', resolve));
+    return { code, stdout, stderr };
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 }
 
 describe('cli', function () {
@@ -81,6 +111,27 @@ describe('cli', function () {
     assert.equal(piped.entity.content, 'Deploy with make');
   });
 
+  it('updates the content from standard input, and only the other fields when nothing is piped', () => {
+    const id = json<{ entity: { id: string } }>(['save', 'memory', '--dir', dir, '--content', 'Use pnpm']).entity.id;
+    type Updated = { entity: { content: string; tags: string[] } };
+    assert.equal(json<Updated>(['update', id, '--dir', dir], 'Use npm\n').entity.content, 'Use npm');
+    const tagged = json<Updated>(['update', id, '--dir', dir, '--tags', 'a,b'], '');
+    assert.deepEqual([tagged.entity.content, tagged.entity.tags], ['Use npm', ['a', 'b']]);
+    const nothing = cli(['update', id, '--dir', dir], '');
+    assert.equal(nothing.code, 1);
+    assert.match(nothing.stderr, /Nothing to update.*standard input.*\[INVALID_INPUT\]/);
+  });
+
+  it('takes an empty or blank WORKSPACE_MEMORY_USER and WORKSPACE_MEMORY_AGENT as unset', () => {
+    const env = { ...process.env, WORKSPACE_MEMORY_USER: '', WORKSPACE_MEMORY_AGENT: ' ' };
+    const result = cli(['save', 'memory', '--dir', dir, '--content', 'x', '--json'], '', env);
+    assert.equal(result.code, 0, result.stderr);
+    const { entity } = JSON.parse(result.stdout) as { entity: { agentId: string; userId?: string } };
+    assert.deepEqual([entity.agentId, entity.userId], ['default', undefined]);
+    const blankUser = cli(['list', 'memory', '--dir', dir], '', { ...env, WORKSPACE_MEMORY_USER: '  ' });
+    assert.equal(blankUser.code, 0, blankUser.stderr);
+  });
+
   it('snapshots, restores, exports, imports, verifies, cleans up and reports stats', () => {
     json(['save', 'memory', '--dir', dir, '--content', 'kept']);
     const snapshot = json<{ id: string }>(['snapshot', 'create', 'first', '--dir', dir]);
@@ -126,7 +177,19 @@ describe('cli', function () {
       [['save', 'note', '--dir', dir, '--content', 'x'], /UNKNOWN_TYPE/, 1],
       [['save', 'memory', '--dir', dir, '--content', 'x', '--category', 'gossip'], /INVALID_INPUT/, 1],
       [['list', 'memory', '--dir', dir, '--limit', '1000'], /LIMIT_TOO_LARGE/, 1],
-      [['import', path.join(dir, 'nope.json'), '--dir', dir], /Cannot read/, 1],
+      [
+        ['import', path.join(dir, 'nope.json'), '--dir', dir],
+        /Cannot read .*nope\.json: no such file\. \[INVALID_INPUT\]/,
+        1,
+      ],
+      [['import', dir, '--dir', dir], /Cannot read .*: it is a folder, not a file\. \[INVALID_INPUT\]/, 1],
+      [['save', 'memory', '--dir', dir, '--file', path.join(dir, 'nope.md')], /nope\.md: no such file/, 1],
+      [
+        ['export', '--dir', dir, '--out', path.join(dir, 'missing', 'x.json')],
+        /Cannot write .*x\.json: the folder .*missing does not exist\. \[INVALID_INPUT\]/,
+        1,
+      ],
+      [['export', '--dir', dir, '--out', dir], /Cannot write .*: it is a folder, not a file\. \[INVALID_INPUT\]/, 1],
       [['snapshot', 'restore', 'snap-nope', '--dir', dir], /SNAPSHOT_NOT_FOUND/, 1],
       [['stats', '--dir', path.join(dir, 'not-a-store')], /init/, 1],
       [['frobnicate'], /unknown command/, 2],
@@ -138,6 +201,67 @@ describe('cli', function () {
       if (code === 1) assert.equal(result.stderr.trim().split('\n').length, 1, `one line: ${result.stderr}`);
     }
     assert.equal(json<{ memories: number }>(['stats', '--dir', dir]).memories, 0, 'nothing was written');
+  });
+
+  it('exits 130 after the partial report when Ctrl-C stops a rag sync', async () => {
+    const docs = tempDir('wm-cli-docs-');
+    for (const name of ['a.md', 'b.md']) fs.writeFileSync(path.join(docs, name), `# ${name}\n\nSome text.\n`);
+    const program = new Command().exitOverride();
+    registerRagCommands(program);
+    const listening = process.listeners('SIGINT');
+    // Ctrl-C on the first progress line, when the sync is under way. Its listener is
+    // called directly: a real SIGINT would reach mocha's own listener too.
+    const ctrlC = () => process.listeners('SIGINT').find((listener) => !listening.includes(listener))?.('SIGINT');
+    const { stdout, stderr } = process;
+    const [writeOut, writeErr] = [stdout.write, stderr.write];
+    const isTTY = Object.getOwnPropertyDescriptor(stderr, 'isTTY');
+    let out = '';
+    Object.defineProperty(stderr, 'isTTY', { value: true, configurable: true });
+    stderr.write = ((chunk: string) => (chunk.startsWith('\r1 of') && ctrlC(), true)) as typeof stderr.write;
+    stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof stdout.write;
+    try {
+      await program.parseAsync(['node', 'workspace-memory', 'rag', 'sync', docs, '--dir', dir]);
+      assert.match(out, /^stopped: [01] added/m);
+      assert.equal(process.exitCode, 130);
+    } finally {
+      [stdout.write, stderr.write] = [writeOut, writeErr];
+      if (isTTY) Object.defineProperty(stderr, 'isTTY', isTTY);
+      else delete (stderr as { isTTY?: boolean }).isTTY;
+      process.exitCode = undefined;
+      fs.rmSync(docs, { recursive: true, force: true });
+    }
+  });
+
+  it('exits 130 when Ctrl-C stops an embed backfill, after its report', async () => {
+    json(['save', 'memory', '--dir', dir, '--content', 'Use pnpm']);
+    const result = await cliStoppedByCtrlC(['embed', '--dir', dir], 'EMBED');
+    assert.equal(result.code, 130, result.stderr);
+    assert.match(result.stdout, /^stopped: embedded 0/);
+  });
+
+  it('exits 130 when Ctrl-C cancels a run before it has anything to report', async () => {
+    const session = json<{ entity: { id: string } }>(['save', 'session', '--dir', dir, '--content', 'We set up CI.']);
+    const result = await cliStoppedByCtrlC(['mine', session.entity.id, '--dir', dir], 'CHAT');
+    assert.equal(result.code, 130, result.stderr);
+    assert.match(result.stderr, /\[CANCELLED\]/);
+  });
+
+  it('refuses --max-chars 0, deletes a repeated id once, and says when recall left items out for the budget', () => {
+    const docs = tempDir('wm-cli-docs-');
+    fs.writeFileSync(path.join(docs, 'a.md'), '# Kafka\n\nKafka retention is seven days.\n');
+    const bad = cli(['rag', 'sync', docs, '--dir', dir, '--max-chars', '0']);
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /maxChars .*\[INVALID_INPUT\]/);
+    const saved = json<{ entity: { id: string } }>(['save', 'memory', '--dir', dir, '--content', 'Kafka keeps data']);
+    const deleted = cli(['delete', saved.entity.id, saved.entity.id, '--dir', dir]);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.equal(deleted.stdout.trim().split('\n').length, 1, deleted.stdout);
+    json(['save', 'memory', '--dir', dir, '--content', 'Kafka retention is seven days on the staging cluster']);
+    assert.match(
+      cli(['recall', 'kafka retention', '--dir', dir, '--max-chars', '50']).stdout,
+      /did not fit the budget/,
+    );
+    fs.rmSync(docs, { recursive: true, force: true });
   });
 
   it('verify exits 1 on a damaged store', () => {

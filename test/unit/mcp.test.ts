@@ -18,8 +18,11 @@ function cli(args: string[]) {
 }
 
 /** Starts a server process the way an MCP client would, and connects the SDK's own client to it. */
-async function connect(args: string[]): Promise<{ client: Client; stderr: () => string }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe' });
+async function connect(
+  args: string[],
+  env?: Record<string, string>,
+): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args, env, stderr: 'pipe' });
   let log = '';
   transport.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
   const client = new Client({ name: 'workspace-memory-test', version: '1.0.0' });
@@ -73,7 +76,7 @@ describe('mcp server', function () {
     assert.deepEqual(save?.inputSchema.required, ['content']);
     assert.ok(save?.description && save.description.length > 80);
     assert.equal(save?.annotations?.readOnlyHint, false);
-    assert.equal(save?.annotations?.destructiveHint, false);
+    assert.equal(save?.annotations?.destructiveHint, true);
     assert.equal(byName.get('memory_search')?.annotations?.readOnlyHint, true);
     assert.equal(byName.get('memory_forget')?.annotations?.destructiveHint, true);
     assert.equal(byName.get('profile_update')?.annotations?.destructiveHint, true);
@@ -173,6 +176,32 @@ describe('mcp entry points', function () {
       assert.equal(exported.isError, true);
     } finally {
       await client.close();
+    }
+  });
+
+  it('takes a blank WORKSPACE_MEMORY_AGENT and WORKSPACE_MEMORY_USER as unset, as the CLI does', async () => {
+    const { client, stderr } = await connect([MCP, '--dir', dir], {
+      WORKSPACE_MEMORY_AGENT: ' ',
+      WORKSPACE_MEMORY_USER: '  ',
+    });
+    try {
+      await client.listTools();
+      assert.match(stderr(), /serving .* for agent default\n/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('--help of both entry points names every tool --scoped-only leaves out', () => {
+    const scoped = new Set(operationsFor('tool').map((op) => op.name));
+    const left = operationsFor('mcp').filter((op) => !scoped.has(op.name));
+    const help = [
+      spawnSync(process.execPath, [MCP, '--help'], { encoding: 'utf8' }).stderr,
+      cli(['mcp', '--help']).stdout,
+    ];
+    for (const text of help) {
+      const line = text.slice(text.indexOf('--scoped-only', text.indexOf('\n')));
+      for (const op of left) assert.match(line, new RegExp(`\\b${op.name}\\b`), `${op.name} in ${line}`);
     }
   });
 

@@ -787,6 +787,15 @@ describe('search', () => {
       assert.deepEqual(await memory.memories.search('a', 'u', 'friday'), []);
     });
 
+    it('nearDuplicate names the memory a save would update, before anything is written', async () => {
+      const [first] = await memory.memories.save('a', 'u', { content: ORIGINAL });
+      const made = (await memory.stats()).commits;
+      assert.equal((await memory.memories.nearDuplicate('a', 'u', NEAR))?.id, first.id);
+      assert.equal(await memory.memories.nearDuplicate('a', 'u', DIFFERENT), null);
+      assert.equal(await memory.memories.nearDuplicate('a', 'other-user', NEAR), null);
+      assert.equal((await memory.stats()).commits, made);
+    });
+
     it('matches a reworded duplicate too (stemmed terms)', async () => {
       const [first] = await memory.memories.saveOrUpdate('a', 'u', { content: ORIGINAL });
       const [second, , dedup] = await memory.memories.saveOrUpdate('a', 'u', { content: REWORDED });

@@ -1,7 +1,7 @@
 import { MemoryError } from '../errors';
 import { findNearDuplicate } from '../search/dedup';
 import type { SearchOptions, SearchResult, SearchScope } from '../search/searcher';
-import type { CommitInfo, EntityByType, InputByType, SearchableType, UpdateByType } from '../types';
+import type { CommitInfo, EntityByType, InputByType, MemoryEntity, SearchableType, UpdateByType } from '../types';
 import { SHARED_AGENT_ID } from '../types';
 import { assertId, assertLimit, assertOptionalId } from '../validation';
 import { chunkAt } from '../rag/state';
@@ -38,6 +38,23 @@ export abstract class SearchableCollection<T extends SearchableType> extends Col
     return { type: this.type, agentIds, userId: assertOptionalId(userId, 'user id') };
   }
 
+  /** The entity that a dedup save of `input` would update instead of adding one, if any. */
+  protected duplicateOf(
+    agentId: string,
+    userId: string | undefined,
+    input: InputByType[T],
+  ): { entity: EntityByType[T]; similarity: number } | undefined {
+    const content = typeof input?.content === 'string' ? input.content : '';
+    if (!content.trim()) return undefined;
+    return findNearDuplicate<EntityByType[T]>(
+      this.ctx.searcher,
+      this.scope(agentId, userId),
+      content,
+      this.ctx.dedupThreshold,
+      (existing) => existing.agentId === agentId && existing.userId === userId && this.sameKind(existing, input),
+    );
+  }
+
   /** Which existing entities count as the "same thing" (same source, same category). */
   protected abstract sameKind(existing: EntityByType[T], input: InputByType[T]): boolean;
 
@@ -51,16 +68,7 @@ export abstract class SearchableCollection<T extends SearchableType> extends Col
     userId: string | undefined,
     input: InputByType[T],
   ): Promise<DedupResult<T>> {
-    const content = typeof input?.content === 'string' ? input.content : '';
-    const duplicate = content.trim()
-      ? findNearDuplicate<EntityByType[T]>(
-          this.ctx.searcher,
-          this.scope(agentId, userId),
-          content,
-          this.ctx.dedupThreshold,
-          (existing) => existing.agentId === agentId && existing.userId === userId && this.sameKind(existing, input),
-        )
-      : undefined;
+    const duplicate = this.duplicateOf(agentId, userId, input);
     if (!duplicate) {
       const [entity, commit] = await this.save(agentId, userId, input);
       return [entity, commit, { deduplicated: false }];
@@ -79,6 +87,12 @@ export class MemoryCollection extends SearchableCollection<'memory'> {
 
   async saveOrUpdate(agentId: string, userId: string | undefined, input: InputByType['memory']) {
     return this.dedupSave(agentId, userId, input);
+  }
+
+  /** The memory that saveOrUpdate would give this content to, as a new version, instead of adding one; null if none. */
+  async nearDuplicate(agentId: string, userId: string | undefined, content: string): Promise<MemoryEntity | null> {
+    const agent = assertId(agentId, 'agent id');
+    return this.duplicateOf(agent, assertOptionalId(userId, 'user id'), { content })?.entity ?? null;
   }
 
   protected sameKind(): boolean {

@@ -32,7 +32,9 @@ export const memorySave = defineOperation({
     // No default here: a near-duplicate being updated keeps its category unless one is given.
     category: category.optional(),
   }),
-  effect: 'write',
+  // It may replace a near-duplicate's content (the old text stays in its
+  // history); VS Code asks first only when it would (see extension/tools).
+  effect: 'destructive',
   surfaces: EVERY_SURFACE,
   async run({ store, scope }, args) {
     const [entity, commit, dedup] = await store.memories.saveOrUpdate(scope.agentId, scope.userId, args);

@@ -9,25 +9,47 @@ import type { Services } from '../services';
 
 type ToolInput = Record<string, unknown>;
 
-/** What a destructive call is about to change, so the confirmation names it. */
-async function describeTarget(services: Services, input: ToolInput): Promise<string> {
-  if (typeof input.id !== 'string') return '';
+/**
+ * The entity a destructive call would change, so the confirmation names it:
+ * the one given by id, or the near-duplicate a memory_save would give its
+ * content to. Undefined when memory_save would only add (it needs no
+ * confirmation then); null when the target cannot be shown.
+ */
+async function target(services: Services, operation: Operation, input: ToolInput): Promise<Entity | null | undefined> {
   try {
-    const entity: Entity | null = await (await services.memory()).get(input.id);
+    const memory = await services.memory();
+    const scope = services.scope();
+    if (operation.name === 'memory_save') {
+      // Without text content the call fails anyway, on its own clear error.
+      if (typeof input.content !== 'string') return undefined;
+      return (await memory.memories.nearDuplicate(scope.agentId, scope.userId, input.content)) ?? undefined;
+    }
+    if (typeof input.id !== 'string') return null;
+    const entity: Entity | null = await memory.get(input.id);
     // Only entities in the host's scope are previewed; the call itself refuses any other.
-    return entity && inScope(entity, services.scope()) ? `\n\n> ${oneLine(entity.content, 300)}` : '';
+    return entity && inScope(entity, scope) ? entity : null;
   } catch {
-    return '';
+    return null;
   }
 }
 
 function confirmation(
   operation: Operation,
   input: ToolInput,
-  target: string,
+  entity: Entity | null,
 ): vscode.LanguageModelToolConfirmationMessages {
   const message = new vscode.MarkdownString();
   switch (operation.name) {
+    case 'memory_save':
+      message.appendMarkdown(
+        entity
+          ? vscode.l10n.t(
+              'Memory `{0}` says nearly the same: give it this content as a new version? Its history keeps the old one.',
+              entity.id,
+            )
+          : vscode.l10n.t('Save this memory? If one says nearly the same, it gets this content as a new version.'),
+      );
+      break;
     case 'memory_forget':
       message.appendMarkdown(vscode.l10n.t('Delete memory `{0}`? Its history is kept.', String(input.id)));
       break;
@@ -40,7 +62,12 @@ function confirmation(
     default:
       message.appendMarkdown(vscode.l10n.t('Run {0}?', operation.title));
   }
-  message.appendMarkdown(target);
+  if (entity) message.appendMarkdown(`\n\n> ${oneLine(entity.content, 300)}`);
+  const changes = [
+    ...(Array.isArray(input.tags) ? [vscode.l10n.t('tags: {0}', input.tags.map(String).join(', '))] : []),
+    ...(typeof input.category === 'string' ? [vscode.l10n.t('category: {0}', input.category)] : []),
+  ];
+  if (changes.length) message.appendMarkdown(`\n\n${changes.join(' · ')}`);
   if (typeof input.content === 'string') {
     message.appendMarkdown(`\n\n${vscode.l10n.t('New content:')}\n\n> ${oneLine(input.content, 300)}`);
   }
@@ -56,10 +83,10 @@ function tool(operation: Operation, services: Services): vscode.LanguageModelToo
           ? vscode.l10n.t('{0}: "{1}"', operation.title, oneLine(input.query, 60))
           : operation.title;
       if (operation.effect !== 'destructive') return { invocationMessage };
-      return {
-        invocationMessage,
-        confirmationMessages: confirmation(operation, input, await describeTarget(services, input)),
-      };
+      const entity = await target(services, operation, input);
+      // A memory_save that only adds changes nothing that exists: no need to ask.
+      if (entity === undefined) return { invocationMessage };
+      return { invocationMessage, confirmationMessages: confirmation(operation, input, entity) };
     },
     async invoke(options) {
       try {

@@ -6,7 +6,9 @@ import {
   type GlobalOptions,
   type ScopeOptions,
   chatFromEnvironment,
+  interruptible,
   parseInteger,
+  progress,
   withMemory,
   withScopeOptions,
   withStoreOptions,
@@ -28,7 +30,7 @@ export function registerAiCommands(program: Command): void {
     .option('--force', 'mine a session already marked as mined', false)
     .action(async (sessionId: string, options: GlobalOptions & AiOptions & { force: boolean }) => {
       const ai = chatFromEnvironment('mine');
-      const report = await cancellable((signal) =>
+      const report = await interruptible((signal) =>
         withMemory(options, (memory) =>
           mineSession(memory, ai, sessionId, {
             dryRun: options.dryRun,
@@ -49,7 +51,7 @@ export function registerAiCommands(program: Command): void {
     .action(async (options: ScopeOptions & AiOptions & { type: string }) => {
       const targets = parseTargets(options.type);
       const ai = chatFromEnvironment('consolidate');
-      const reports = await cancellable((signal) =>
+      const reports = await interruptible((signal) =>
         withMemory(options, async (memory) => {
           const done: ConsolidationReport[] = [];
           for (const target of targets) {
@@ -93,25 +95,6 @@ function parseTargets(list: string): ConsolidationTarget[] {
     throw new MemoryError('INVALID_INPUT', `--type takes ${TARGETS.join(', ')} (got "${list}").`);
   }
   return [...new Set(names)] as ConsolidationTarget[];
-}
-
-/** Runs `work` with a signal that Ctrl-C aborts, so a long run stops cleanly between requests. */
-async function cancellable<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once('SIGINT', stop);
-  try {
-    return await work(controller.signal);
-  } finally {
-    process.off('SIGINT', stop);
-    if (process.stderr.isTTY) process.stderr.write('\n');
-  }
-}
-
-function progress(unit: string) {
-  return ({ done, total }: { done: number; total: number }) => {
-    if (process.stderr.isTTY) process.stderr.write(`\r${done} of ${total} ${unit}`);
-  };
 }
 
 function miningSummary(report: MiningReport): string {

@@ -5,6 +5,7 @@ import { OpenAiCompatibleEmbedder } from '../../core/ai/embedder';
 import { OpenAiCompatibleChat } from '../../core/ai/provider';
 import { Memory } from '../../core/memory';
 import { MemoryError } from '../../core/errors';
+import type { OperationScope } from '../../core/operations';
 
 /** Options every command takes. */
 export interface GlobalOptions {
@@ -12,8 +13,27 @@ export interface GlobalOptions {
   json: boolean;
 }
 
+/**
+ * A variable of the environment, or undefined when it is unset, empty or
+ * blank: `WORKSPACE_MEMORY_USER= workspace-memory ...` means "no user", not
+ * a user whose id is empty.
+ */
+export function environmentValue(name: string): string | undefined {
+  const value = process.env[name];
+  return value?.trim() ? value : undefined;
+}
+
+/** The store folder when --dir is not given; the CLI's and the MCP server's. */
 export function defaultDir(): string {
-  return process.env.WORKSPACE_MEMORY_DIR || path.join(process.cwd(), '.workspace-memory');
+  return environmentValue('WORKSPACE_MEMORY_DIR') ?? path.join(process.cwd(), '.workspace-memory');
+}
+
+/** The agent and user when --agent and --user are not given; the CLI's and the MCP server's. */
+export function scopeFromEnvironment(): OperationScope {
+  return {
+    agentId: environmentValue('WORKSPACE_MEMORY_AGENT') ?? 'default',
+    userId: environmentValue('WORKSPACE_MEMORY_USER'),
+  };
 }
 
 /** Adds --dir and --json to a command. */
@@ -34,17 +54,16 @@ export interface ScopeOptions extends GlobalOptions {
   user?: string;
 }
 
+/** The --agent option, for commands that work on an agent's data but no user's. */
+export function agentOption(): Option {
+  return new Option('--agent <id>', 'agent id (env WORKSPACE_MEMORY_AGENT)').default(scopeFromEnvironment().agentId);
+}
+
 /** Adds --agent and --user to a command. */
 export function withScopeOptions(command: Command): Command {
   return command
-    .addOption(
-      new Option('--agent <id>', 'agent id (env WORKSPACE_MEMORY_AGENT)').default(
-        process.env.WORKSPACE_MEMORY_AGENT || 'default',
-      ),
-    )
-    .addOption(
-      new Option('--user <id>', 'user id (env WORKSPACE_MEMORY_USER)').default(process.env.WORKSPACE_MEMORY_USER),
-    );
+    .addOption(agentOption())
+    .addOption(new Option('--user <id>', 'user id (env WORKSPACE_MEMORY_USER)').default(scopeFromEnvironment().userId));
 }
 
 /**
@@ -108,6 +127,46 @@ export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * What was piped to the command, or undefined when nothing was: standard
+ * input is a terminal (reading it would wait for someone to type) or it ends
+ * without a byte (`< /dev/null`, or a caller that closed it).
+ */
+export async function pipedInput(): Promise<string | undefined> {
+  if (process.stdin.isTTY) return undefined;
+  const text = await readStdin();
+  return text === '' ? undefined : text;
+}
+
+/** The exit status a shell gives a command stopped by Ctrl-C (128 + SIGINT). */
+export const INTERRUPTED_EXIT_CODE = 130;
+
+/**
+ * Runs `work` with a signal that Ctrl-C (SIGINT) aborts, so a long run stops
+ * cleanly and reports what it did. An interrupted run still exits with 130,
+ * so a script can tell a partial run from a complete one; a second Ctrl-C
+ * kills the process as usual. Ends the progress line on a terminal.
+ */
+export async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  try {
+    return await work(controller.signal);
+  } finally {
+    process.off('SIGINT', stop);
+    if (process.stderr.isTTY) process.stderr.write('\n');
+    if (controller.signal.aborted) process.exitCode = INTERRUPTED_EXIT_CODE;
+  }
+}
+
+/** Reports progress as "done of total unit" on one line, on a terminal only (it is not output). */
+export function progress(unit: string): (step: { done: number; total: number }) => void {
+  return ({ done, total }) => {
+    if (process.stderr.isTTY) process.stderr.write(`\r${done} of ${total} ${unit}`);
+  };
 }
 
 /**

@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import { Command } from 'commander';
 import { MemoryError } from '../../core/errors';
 import { ENTITY_TYPES, type EntityType } from '../../core/types';
@@ -8,11 +7,12 @@ import {
   type ScopeOptions,
   parseInteger,
   parseJsonObject,
-  readStdin,
+  pipedInput,
   withMemory,
   withScopeOptions,
   withStoreOptions,
 } from './context';
+import { readTextFile } from './files';
 import { commitLine, entityDetail, entityLine, historyLines, print, printJson } from './output';
 
 interface FieldOptions {
@@ -42,27 +42,29 @@ function withFieldOptions(command: Command): Command {
     .option('--input <json>', 'any other fields as a JSON object (messages, metadata, questions, ...)');
 }
 
-async function fieldsFrom(options: FieldOptions, contentRequired: boolean): Promise<Record<string, unknown>> {
+async function fieldsFrom(options: FieldOptions): Promise<Record<string, unknown>> {
   const fields: Record<string, unknown> = options.input ? parseJsonObject('--input', options.input) : {};
-  if (options.content !== undefined) fields.content = options.content;
-  else if (options.file !== undefined) {
-    try {
-      fields.content = fs.readFileSync(options.file, 'utf8');
-    } catch (error) {
-      throw new MemoryError('INVALID_INPUT', `Cannot read ${options.file}: ${(error as Error).message}`);
-    }
-  } else if (contentRequired && fields.content === undefined && fields.messages === undefined && !process.stdin.isTTY) {
-    fields.content = (await readStdin()).replace(/\n$/, '');
-  }
+  const content = await contentOf(options, fields);
+  if (content !== undefined) fields.content = content;
   if (options.tags !== undefined) fields.tags = options.tags.split(',');
   if (options.category !== undefined) fields.category = options.category;
   if (options.status !== undefined) fields.status = options.status;
   if (options.source !== undefined) fields.source = options.source;
   if (options.conversation !== undefined) fields.conversationId = options.conversation;
-  if (contentRequired && fields.content === undefined && fields.messages === undefined) {
-    throw new MemoryError('INVALID_INPUT', 'Give the content with --content, --file or on standard input.');
-  }
   return fields;
+}
+
+/**
+ * The content from --content, from --file, or else from what was piped in;
+ * undefined when there is none (an update of tags only), or when --input
+ * carries the content or a session's messages.
+ */
+async function contentOf(options: FieldOptions, input: Record<string, unknown>): Promise<string | undefined> {
+  if (options.content !== undefined) return options.content;
+  if (options.file !== undefined) return readTextFile(options.file);
+  if (input.content !== undefined || input.messages !== undefined) return undefined;
+  // `echo text | workspace-memory save ...` ends the text with a newline that is not part of it.
+  return (await pipedInput())?.replace(/\n$/, '');
 }
 
 export function registerEntityCommands(program: Command): void {
@@ -75,7 +77,10 @@ export function registerEntityCommands(program: Command): void {
         options: GlobalOptions & FieldOptions & { agent: string; user?: string; dedup: boolean },
       ) => {
         const entityType = assertEntityType(type);
-        const fields = await fieldsFrom(options, true);
+        const fields = await fieldsFrom(options);
+        if (fields.content === undefined && fields.messages === undefined) {
+          throw new MemoryError('INVALID_INPUT', 'Give the content with --content, --file or on standard input.');
+        }
         const [entity, commit, dedup] = await withMemory(options, async (memory) => {
           if (!options.dedup)
             return [
@@ -143,9 +148,12 @@ export function registerEntityCommands(program: Command): void {
   withFieldOptions(withStoreOptions(program.command('update <id>')))
     .description('write a new version of an entity with the given fields changed')
     .action(async (id: string, options: GlobalOptions & FieldOptions) => {
-      const fields = await fieldsFrom(options, false);
+      const fields = await fieldsFrom(options);
       if (Object.keys(fields).length === 0)
-        throw new MemoryError('INVALID_INPUT', 'Nothing to update: give at least one field option.');
+        throw new MemoryError(
+          'INVALID_INPUT',
+          'Nothing to update: give the content (--content, --file or standard input) or another field option.',
+        );
       const [entity, commit] = await withMemory(options, async (memory) => {
         const current = await memory.get(id);
         if (!current) throw new MemoryError('NOT_FOUND', `No entity with id ${id}.`);
@@ -160,7 +168,8 @@ export function registerEntityCommands(program: Command): void {
     .action(async (ids: string[], options: GlobalOptions) => {
       const commits = await withMemory(options, async (memory) => {
         const byType = new Map<EntityType, string[]>();
-        for (const id of ids) {
+        // `delete a a` deletes a once.
+        for (const id of new Set(ids)) {
           const entity = await memory.get(id);
           if (!entity) throw new MemoryError('NOT_FOUND', `No entity with id ${id}; nothing was deleted.`);
           byType.set(entity.type, [...(byType.get(entity.type) ?? []), id]);

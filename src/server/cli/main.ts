@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { isMemoryError } from '../../core/errors';
+import { INTERRUPTED_EXIT_CODE } from './context';
 import { registerAiCommands } from './ai-commands';
 import { registerCallCommand } from './call-command';
 import { registerEntityCommands } from './entity-commands';
@@ -12,7 +13,8 @@ declare const PACKAGE_VERSION: string;
 
 /**
  * `workspace-memory`: the store from a terminal. Exit codes: 0 success,
- * 1 the operation failed (the reason is printed on one line), 2 bad usage.
+ * 1 the operation failed (the reason is printed on one line), 2 bad usage,
+ * 130 stopped by Ctrl-C (see interruptible).
  */
 export async function main(argv: string[]): Promise<number> {
   const program = new Command('workspace-memory')
@@ -46,7 +48,8 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(
       `workspace-memory: ${message.split('\n')[0]}${isMemoryError(error) ? ` [${error.code}]` : ''}\n`,
     );
-    return 1;
+    // A run that Ctrl-C cancelled fails with CANCELLED: still an interruption, not a failure.
+    return process.exitCode === INTERRUPTED_EXIT_CODE ? INTERRUPTED_EXIT_CODE : 1;
   }
 }
 

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { serveStdio } from '../mcp/stdio';
+import { SCOPED_ONLY_HELP, serveStdio } from '../mcp/stdio';
 import { type ScopeOptions, withScopeOptions, withStoreOptions } from './context';
 
 /** `workspace-memory mcp`: the same MCP server as dist/mcp.js, started from the CLI. */
@@ -8,7 +8,7 @@ export function registerMcpCommand(program: Command, version: string): void {
     .description(
       'serve the store to an MCP client (Claude Code, Cursor, ...) over standard input and output; creates the store if missing',
     )
-    .option('--scoped-only', "serve only the agent's own tools (no store-wide stats, verify, export)", false)
+    .option('--scoped-only', SCOPED_ONLY_HELP, false)
     .action(async (options: ScopeOptions & { scopedOnly: boolean }) => {
       await serveStdio({
         dir: options.dir,

@@ -2,7 +2,16 @@ import { Command } from 'commander';
 import { MemoryError } from '../../core/errors';
 import { DEFAULT_DOC_EXTENSIONS } from '../../core/rag/loader';
 import type { SyncReport } from '../../core/rag/rag';
-import { type GlobalOptions, chatFromEnvironment, parseInteger, withMemory, withStoreOptions } from './context';
+import {
+  type GlobalOptions,
+  agentOption,
+  chatFromEnvironment,
+  interruptible,
+  parseInteger,
+  progress,
+  withMemory,
+  withStoreOptions,
+} from './context';
 import { print, printJson } from './output';
 
 interface RagOptions extends GlobalOptions {
@@ -25,11 +34,7 @@ function summary(report: SyncReport): string {
 }
 
 function withAgent(command: Command): Command {
-  return withStoreOptions(command).option(
-    '--agent <id>',
-    'agent id (env WORKSPACE_MEMORY_AGENT)',
-    process.env.WORKSPACE_MEMORY_AGENT || 'default',
-  );
+  return withStoreOptions(command).addOption(agentOption());
 }
 
 export function registerRagCommands(program: Command): void {
@@ -44,35 +49,34 @@ export function registerRagCommands(program: Command): void {
       .option('--ext <list>', 'more file extensions to include, e.g. .ts,.py')
       .option('--strategy <name>', 'chunking: fixed, paragraph or markdown (default: by extension)')
       .option('--max-chars <n>', 'largest chunk', parseInteger('--max-chars'))
-      .action(async (path: string, options: RagOptions & { ext?: string; strategy?: string; maxChars?: number }) => {
-        if (options.strategy && !['fixed', 'paragraph', 'markdown'].includes(options.strategy)) {
-          throw new MemoryError(
-            'INVALID_INPUT',
-            `Unknown chunking strategy "${options.strategy}"; use fixed, paragraph or markdown.`,
+      .option('--rechunk', 'chunk unchanged files again too (after changing --strategy or --max-chars)')
+      .action(
+        async (
+          path: string,
+          options: RagOptions & { ext?: string; strategy?: string; maxChars?: number; rechunk?: boolean },
+        ) => {
+          if (options.strategy && !['fixed', 'paragraph', 'markdown'].includes(options.strategy)) {
+            throw new MemoryError(
+              'INVALID_INPUT',
+              `Unknown chunking strategy "${options.strategy}"; use fixed, paragraph or markdown.`,
+            );
+          }
+          const report = await interruptible((signal) =>
+            withMemory(options, (memory) =>
+              memory.rag[name](path, options.agent, {
+                ...(options.ext ? { extensions: defaultPlus(options.ext) } : {}),
+                ...(options.strategy ? { strategy: options.strategy as 'fixed' | 'paragraph' | 'markdown' } : {}),
+                ...(options.maxChars !== undefined ? { maxChars: options.maxChars } : {}),
+                ...(options.rechunk ? { rechunk: true } : {}),
+                signal,
+                onProgress: progress('files'),
+              }),
+            ),
           );
-        }
-        const controller = new AbortController();
-        const stop = () => controller.abort();
-        process.once('SIGINT', stop);
-        try {
-          const report = await withMemory(options, (memory) =>
-            memory.rag[name](path, options.agent, {
-              ...(options.ext ? { extensions: defaultPlus(options.ext) } : {}),
-              ...(options.strategy ? { strategy: options.strategy as 'fixed' | 'paragraph' | 'markdown' } : {}),
-              ...(options.maxChars ? { maxChars: options.maxChars } : {}),
-              signal: controller.signal,
-              onProgress: ({ done, total }) => {
-                if (process.stderr.isTTY) process.stderr.write(`\r${done} of ${total} files`);
-              },
-            }),
-          );
-          if (process.stderr.isTTY) process.stderr.write('\n');
           if (options.json) printJson(report);
           else print(summary(report));
-        } finally {
-          process.off('SIGINT', stop);
-        }
-      });
+        },
+      );
   }
 
   withAgent(rag.command('query <question>'))

@@ -1,11 +1,14 @@
 import { Command } from 'commander';
 import { MemoryError } from '../../core/errors';
+import { recallText } from '../../core/recall/recall';
 import type { SearchResult } from '../../core/search/searcher';
 import { assertEntityType } from '../../core/validation';
 import {
   type GlobalOptions,
   type ScopeOptions,
+  interruptible,
   parseInteger,
+  progress,
   withMemory,
   withScopeOptions,
   withStoreOptions,
@@ -87,7 +90,7 @@ export function registerSearchCommands(program: Command): void {
           }),
         );
         if (options.json) return printJson(result);
-        print(result.formatted || '(nothing relevant)');
+        print(recallText(result, query));
         process.stderr.write(`${result.items.length} items, ${result.chars} characters, ~${result.tokens} tokens\n`);
       },
     );
@@ -98,32 +101,22 @@ export function registerSearchCommands(program: Command): void {
     )
     .option('--batch <n>', 'entities per request', parseInteger('--batch'), 32)
     .action(async (options: GlobalOptions & { batch: number }) => {
-      const controller = new AbortController();
-      const stop = () => controller.abort();
-      process.once('SIGINT', stop);
-      try {
-        const report = await withMemory(options, async (memory) => {
+      const report = await interruptible((signal) =>
+        withMemory(options, async (memory) => {
           if (!memory.embeddings) {
             throw new MemoryError(
               'INVALID_INPUT',
               'No embedder: set WORKSPACE_MEMORY_EMBED_URL and WORKSPACE_MEMORY_EMBED_MODEL.',
             );
           }
-          return memory.embeddings.backfill({
-            batchSize: options.batch,
-            signal: controller.signal,
-            onProgress: ({ done, total }) => process.stderr.write(`\rembedded ${done} of ${total}`),
-          });
-        });
-        process.stderr.write('\n');
-        if (options.json) printJson(report);
-        else
-          print(
-            `${report.cancelled ? 'stopped' : 'done'}: embedded ${report.embedded} with ${report.model}, ${report.remaining} left, ${report.pruned} old vectors removed`,
-          );
-      } finally {
-        process.off('SIGINT', stop);
-      }
+          return memory.embeddings.backfill({ batchSize: options.batch, signal, onProgress: progress('embedded') });
+        }),
+      );
+      if (options.json) printJson(report);
+      else
+        print(
+          `${report.cancelled ? 'stopped' : 'done'}: embedded ${report.embedded} with ${report.model}, ${report.remaining} left, ${report.pruned} old vectors removed`,
+        );
     });
 
   withStoreOptions(program.command('reindex'))

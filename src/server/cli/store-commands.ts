@@ -1,13 +1,21 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command } from 'commander';
 import { MemoryError } from '../../core/errors';
 import type { SnapshotInfo } from '../../core/snapshots';
 import { type GlobalOptions, parseInteger, parseNumber, readStdin, withMemory, withStoreOptions } from './context';
+import { readTextFile, writeTextFile } from './files';
 import { print, printJson } from './output';
 
 function snapshotLine(info: SnapshotInfo): string {
-  return `${info.id}  ${info.createdAt}  ${String(info.entities).padStart(7)} entities  ${info.label}`;
+  // Labels are checked when made, but a store from an older version may hold any: one line, no escapes.
+  const label = [...info.label]
+    .map((char) => {
+      const code = char.codePointAt(0)!;
+      const control = code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029;
+      return control ? `\\u${code.toString(16).padStart(4, '0')}` : char;
+    })
+    .join('');
+  return `${info.id}  ${info.createdAt}  ${String(info.entities).padStart(7)} entities  ${label}`;
 }
 
 export function registerStoreCommands(program: Command): void {
@@ -49,7 +57,7 @@ export function registerStoreCommands(program: Command): void {
       const data = await withMemory(options, (memory) => memory.export());
       const text = JSON.stringify(data, null, 2);
       if (!options.out) return print(text);
-      fs.writeFileSync(options.out, `${text}\n`);
+      writeTextFile(options.out, `${text}\n`);
       const count = Object.values(data.entities).reduce((sum, list) => sum + list.length, 0);
       if (options.json) printJson({ out: path.resolve(options.out), entities: count });
       else print(`exported ${count} entities to ${options.out}`);
@@ -59,12 +67,7 @@ export function registerStoreCommands(program: Command): void {
     .description('import an export (use - for standard input); ids are kept')
     .option('--skip-existing', 'keep entities that already exist', false)
     .action(async (file: string, options: GlobalOptions & { skipExisting: boolean }) => {
-      let text: string;
-      try {
-        text = file === '-' ? await readStdin() : fs.readFileSync(file, 'utf8');
-      } catch (error) {
-        throw new MemoryError('INVALID_INPUT', `Cannot read ${file}: ${(error as Error).message}`);
-      }
+      const text = file === '-' ? await readStdin() : readTextFile(file);
       let data: unknown;
       try {
         data = JSON.parse(text);

@@ -1,7 +1,7 @@
-import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { isMemoryError } from '../../core/errors';
-import { logToStderr, serveStdio } from './stdio';
+import { defaultDir, scopeFromEnvironment } from '../cli/context';
+import { SCOPED_ONLY_HELP, logToStderr, serveStdio } from './stdio';
 
 declare const PACKAGE_VERSION: string;
 
@@ -11,7 +11,7 @@ Serves a Workspace Memory store over MCP on standard input and output.
   --dir    the store folder (default: $WORKSPACE_MEMORY_DIR or ./.workspace-memory)
   --agent  the agent whose memory the tools use (default: $WORKSPACE_MEMORY_AGENT or "default")
   --user   the user, for user memories and the profile (default: $WORKSPACE_MEMORY_USER)
-  --scoped-only  serve only the agent's own tools (no store-wide stats, verify, export)`;
+  --scoped-only  ${SCOPED_ONLY_HELP}`;
 
 /** `dist/mcp.js`: the MCP server as its own small entry point, for clients that start it with `node`. */
 async function main(argv: string[]): Promise<number> {
@@ -35,12 +35,10 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return 0;
   }
+  const environment = scopeFromEnvironment();
   await serveStdio({
-    dir: values.dir ?? (process.env.WORKSPACE_MEMORY_DIR || path.join(process.cwd(), '.workspace-memory')),
-    scope: {
-      agentId: values.agent ?? (process.env.WORKSPACE_MEMORY_AGENT || 'default'),
-      userId: values.user ?? (process.env.WORKSPACE_MEMORY_USER || undefined),
-    },
+    dir: values.dir ?? defaultDir(),
+    scope: { agentId: values.agent ?? environment.agentId, userId: values.user ?? environment.userId },
     version: PACKAGE_VERSION,
     scopedOnly: values['scoped-only'] ?? false,
   });

@@ -8,10 +8,11 @@ export interface McpServerInfo {
   /** Reported to clients in the initialize handshake. */
   version?: string;
   /**
-   * Which operations to serve: 'mcp' (default) is everything, store-wide
-   * `stats`, `verify` and `export` included; 'tool' only the agent-scoped
-   * ones the chat tools offer, for hosts (VS Code) that hand the server to
-   * agents which must not see other agents' data.
+   * Which operations to serve: 'mcp' (default) is everything, `rag_query`
+   * and the store-wide `stats`, `verify` and `export` included; 'tool' only
+   * the agent-scoped ones the chat tools offer (`docs_search` stands in for
+   * `rag_query`), for hosts (VS Code) that hand the server to agents which
+   * must not see other agents' data.
    */
   surface?: Extract<OperationSurface, 'mcp' | 'tool'>;
 }

@@ -14,6 +14,13 @@ export interface StdioServeOptions {
   scopedOnly?: boolean;
 }
 
+/**
+ * What --scoped-only leaves out, for both entry points' help: it serves the
+ * chat tools' set ('tool' surface), which has docs_search but not rag_query.
+ */
+export const SCOPED_ONLY_HELP =
+  "serve only the agent's own chat tools (no store-wide stats, verify, export, and no rag_query: use docs_search)";
+
 /** Standard output carries the protocol, so anything for people goes to standard error. */
 export function logToStderr(message: string): void {
   process.stderr.write(`workspace-memory mcp: ${message}\n`);
