@@ -485,7 +485,7 @@ class Walker {
 
   /** A subfolder to enter, or undefined if it is skipped (and reported). */
   private folderEntry(parent: Folder, name: string, relative: string, viaLink: boolean): Folder | undefined {
-    const absolute = path.join(parent.absolute, name);
+    const absolute = childPath(parent.absolute, name);
     let reason: string | undefined;
     if (name === '.git') reason = '.git folder';
     else if (name === 'node_modules') reason = 'node_modules folder';
@@ -502,7 +502,7 @@ class Walker {
       depth: parent.depth + 1,
       // A real folder's real path is its real parent's plus its name; a
       // linked one's is settled by resolveLinkedFolder.
-      realChain: viaLink ? parent.realChain : [...parent.realChain, path.join(parent.realChain.at(-1)!, name)],
+      realChain: viaLink ? parent.realChain : [...parent.realChain, childPath(parent.realChain.at(-1)!, name)],
       ignores: parent.ignores,
     };
   }
@@ -528,7 +528,7 @@ class Walker {
    * a link to a folder comes back as the Folder to check for loops.
    */
   private fileEntry(parent: Folder, name: string, relative: string, link: boolean): Folder | undefined {
-    const absolute = path.join(parent.absolute, name);
+    const absolute = childPath(parent.absolute, name);
     // A link ignored by name (patterns without a trailing slash match both
     // files and folders) is not even resolved.
     if (link && this.excluded(parent, relative, false)) return undefined;
@@ -769,6 +769,14 @@ function formatBytes(bytes: number): string {
     if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`;
   }
   return `${bytes} bytes`;
+}
+
+/**
+ * An entry of a folder by its name, as readdir gives it (no separators, no
+ * `..`): path.join would normalise the whole path again, for every file of the walk.
+ */
+function childPath(folder: string, name: string): string {
+  return folder.endsWith(path.sep) ? folder + name : folder + path.sep + name;
 }
 
 /** '' for a path at the root, 'a/b' for 'a/b/c.md'. */

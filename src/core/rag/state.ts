@@ -31,7 +31,7 @@ function scopeClause(column: string, scope: DocumentScope): { sql: string; param
 export function fileStamps(db: Database, agentId: string, scope?: DocumentScope): Map<string, FileStamp> {
   const stamps = new Map<string, FileStamp>();
   const where = scopeClause('path', scope);
-  for (const row of db.iterate(
+  for (const row of db.all(
     `SELECT path, sha256, bytes, mtime_ms FROM rag_files WHERE agent_id = ?${where.sql}`,
     agentId,
     ...where.params,
@@ -115,7 +115,7 @@ export function chunkAt(db: Database, agentId: string, source: string, index: nu
  */
 export function chunkCounts(db: Database, agentId: string): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const row of db.iterate(
+  for (const row of db.all(
     // CROSS JOIN keeps rag_files outside, one index lookup per document:
     // without statistics SQLite would rather walk all the agent's refs.
     `SELECT f.path, count(*) AS n FROM rag_files f
@@ -131,19 +131,22 @@ export function chunkCounts(db: Database, agentId: string): Map<string, number> 
 
 /**
  * The documents sync knows (in `scope`) that still have a live chunk of its
- * own (one saved by hand with the same source does not count). A sync
+ * own (one saved by hand with the same source does not count: sync's chunks
+ * carry a sourceHash). Objects are canonical JSON with flat keys, where
+ * `"sourceHash":"` can only be that key (a quote inside a string value is
+ * escaped), so a substring test stands in for parsing every chunk. A sync
  * only needs to know that, and stopping at the first chunk is several times
  * cheaper than counting them all.
  */
 export function liveDocuments(db: Database, agentId: string, scope?: DocumentScope): Set<string> {
   const where = scopeClause('f.path', scope);
   const live = new Set<string>();
-  for (const row of db.iterate(
+  for (const row of db.all(
     `SELECT f.path FROM rag_files f
      WHERE f.agent_id = ?${where.sql} AND EXISTS (
        SELECT 1 FROM refs r INDEXED BY refs_source JOIN objects o ON o.seq = r.object_seq
        WHERE r.agent_id = f.agent_id AND r.source = f.path AND r.type = 'knowledge' AND r.deleted = 0
-         AND json_extract(o.data, '$.sourceHash') IS NOT NULL)`,
+         AND instr(o.data, '"sourceHash":"') > 0)`,
     agentId,
     ...where.params,
   )) {
