@@ -255,7 +255,8 @@ export class Memory {
   }
 
   async verify(): Promise<VerifyReport> {
-    return verifyState(this.db);
+    // One snapshot of the store: counts read apart while another process writes would disagree.
+    return this.db.read(() => verifyState(this.db));
   }
 
   async stats(): Promise<StoreStats> {

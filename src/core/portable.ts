@@ -123,9 +123,10 @@ function utc(time: string | undefined): string | undefined {
 /** Live profiles of the plan's agent and user under another id than the plan's. */
 function otherProfiles(store: EntityStore, plan: PlannedImport): RefRow[] {
   const { type, agentId, userId } = plan.body;
-  if (type !== 'profile' || userId === undefined) return [];
+  if (type !== 'profile') return [];
+  // null: the agent's profile without a user, which is one per agent too.
   return store
-    .list({ type: 'profile', agentId, userId })
+    .list({ type: 'profile', agentId, userId: userId ?? null })
     .filter((profile) => profile.id !== plan.id)
     .flatMap((profile) => store.readRef(profile.id) ?? []);
 }

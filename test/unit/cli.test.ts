@@ -117,6 +117,9 @@ describe('cli', function () {
     assert.equal(json<Updated>(['update', id, '--dir', dir], 'Use npm\n').entity.content, 'Use npm');
     const tagged = json<Updated>(['update', id, '--dir', dir, '--tags', 'a,b'], '');
     assert.deepEqual([tagged.entity.content, tagged.entity.tags], ['Use npm', ['a', 'b']]);
+    // `while read id; do update $id --tags t; done < ids.txt`: the rest of the file is not the content.
+    const looped = json<Updated>(['update', id, '--dir', dir, '--tags', 'c'], 'second-id\nthird-id\n');
+    assert.deepEqual([looped.entity.content, looped.entity.tags], ['Use npm', ['c']]);
     const nothing = cli(['update', id, '--dir', dir], '');
     assert.equal(nothing.code, 1);
     assert.match(nothing.stderr, /Nothing to update.*standard input.*\[INVALID_INPUT\]/);
@@ -130,6 +133,11 @@ describe('cli', function () {
     assert.deepEqual([entity.agentId, entity.userId], ['default', undefined]);
     const blankUser = cli(['list', 'memory', '--dir', dir], '', { ...env, WORKSPACE_MEMORY_USER: '  ' });
     assert.equal(blankUser.code, 0, blankUser.stderr);
+    const padded = cli(['save', 'memory', '--dir', dir, '--content', 'y', '--json'], '', {
+      ...env,
+      WORKSPACE_MEMORY_AGENT: ' team ',
+    });
+    assert.equal((JSON.parse(padded.stdout) as { entity: { agentId: string } }).entity.agentId, 'team');
   });
 
   it('snapshots, restores, exports, imports, verifies, cleans up and reports stats', () => {

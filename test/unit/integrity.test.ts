@@ -264,6 +264,14 @@ describe('export and import', () => {
         ['laptop profile'],
       );
       assert.equal((await memory.profiles.getByUser('a', 'alice'))?.content, 'laptop profile');
+      // "No user" is one profile per agent too.
+      await memory.profiles.save('a', undefined, { content: 'desktop, no user' });
+      await laptop.memory.profiles.save('a', undefined, { content: 'laptop, no user' });
+      await memory.import(await laptop.memory.export());
+      assert.deepEqual(
+        (await memory.profiles.list('a')).filter((p) => p.userId === undefined).map((p) => p.content),
+        ['laptop, no user'],
+      );
       assert.equal((await memory.verify()).valid, true);
     } finally {
       await laptop.cleanup();

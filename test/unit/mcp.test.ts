@@ -77,6 +77,7 @@ describe('mcp server', function () {
     assert.ok(save?.description && save.description.length > 80);
     assert.equal(save?.annotations?.readOnlyHint, false);
     assert.equal(save?.annotations?.destructiveHint, true);
+    assert.equal(byName.get('skill_save')?.annotations?.destructiveHint, true);
     assert.equal(byName.get('memory_search')?.annotations?.readOnlyHint, true);
     assert.equal(byName.get('memory_forget')?.annotations?.destructiveHint, true);
     assert.equal(byName.get('profile_update')?.annotations?.destructiveHint, true);

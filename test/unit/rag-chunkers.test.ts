@@ -164,6 +164,31 @@ describe('rag chunkers', () => {
       }
     });
 
+    it('never makes a window that lies inside the previous one, nor one that starts inside a surrogate pair', () => {
+      const cases: [string, number, number][] = [
+        [`${'word '.repeat(240)}https://example.com/${'p'.repeat(280)}\n${'QUJD'.repeat(800)}`, 1500, 200],
+        [`😀  😀😀b\n😀x${'😀'.repeat(11)}`, 20, 5],
+      ];
+      for (const [text, maxChars, overlap] of cases) {
+        const { chunks } = chunkDocument(text, 'x.txt', { strategy: 'fixed', maxChars, overlap });
+        const reach = Math.ceil(maxChars * 0.2);
+        let previousEnd = 0;
+        chunks.forEach((chunk, index) => {
+          // Repetitive text holds a chunk many times over: take the copy nearest where it must start.
+          const target = index === 0 ? 0 : previousEnd - overlap;
+          let offset = -1;
+          for (let at = Math.max(0, target - reach - 2); at <= target + reach + 2; at++) {
+            if (text.startsWith(chunk.text, at) && (offset === -1 || Math.abs(at - target) < Math.abs(offset - target)))
+              offset = at;
+          }
+          assert.ok(offset >= 0, `chunk ${index} is a slice of the text near its place`);
+          assert.ok(offset + chunk.text.length > previousEnd, `chunk ${index} adds text`);
+          assert.ok(!/^[\udc00-\udfff]/.test(chunk.text), `chunk ${index} does not start with half a surrogate pair`);
+          previousEnd = offset + chunk.text.length;
+        });
+      }
+    });
+
     it('starts and ends every window at a word boundary, also for words longer than the last 20%', () => {
       const text = [
         'Seven wizards invited participants',

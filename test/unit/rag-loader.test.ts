@@ -9,6 +9,7 @@ import {
   type SkippedFile,
   listDocuments,
   loadDocuments,
+  probeDocuments,
   readDocument,
 } from '../../src/core/rag/loader';
 import { rejectsWith, tempDir } from './helpers';
@@ -620,6 +621,20 @@ describe('rag loader', () => {
       const pending = loadDocuments(root, { signal: controller.signal });
       setImmediate(() => controller.abort());
       await rejectsWith(pending, 'CANCELLED');
+    });
+
+    it('looks at the signal while listing one big folder and while probing many paths, not only between folders', async function () {
+      this.timeout(60_000);
+      write(root, Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`big/f${i}.md`, 'x'])));
+      const listing = abortingAfter(Infinity);
+      await listDocuments(root, { signal: listing });
+      assert.ok(listing.looks >= 5_000 / 256, `looks while listing: ${listing.looks}`);
+      await rejectsWith(listDocuments(root, { signal: abortingAfter(10) }), 'CANCELLED');
+      const paths = Array.from({ length: 5_000 }, (_, i) => `big/f${i}.md`);
+      const probing = abortingAfter(Infinity);
+      await probeDocuments(root, paths, { signal: probing });
+      assert.ok(probing.looks >= 5_000, `looks while probing: ${probing.looks}`);
+      await rejectsWith(probeDocuments(root, paths, { signal: abortingAfter(100) }), 'CANCELLED');
     });
 
     it('lists a tree of 10,000 files in well under a second', async function () {

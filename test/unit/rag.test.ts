@@ -178,12 +178,22 @@ describe('rag', () => {
     assert.equal((await memory.knowledge.list('a')).length, before.length);
     assert.equal(await commits(), made, 'identical chunks make no commit');
     assert.equal((await memory.knowledge.search('a', 'kubernetes', 5)).length, 1);
+    // Knowledge a user saves is theirs, whatever fields it copies from a chunk.
+    const [chunk] = copies;
+    const [own] = await memory.knowledge.save('a', 'alice', {
+      content: 'Alice private note',
+      source: chunk!.source,
+      chunkIndex: chunk!.chunkIndex,
+      sourceHash: chunk!.sourceHash,
+    });
+    assert.notEqual(own.id, chunk!.id);
+    assert.equal((await memory.knowledge.get(chunk!.id))?.content, chunk!.content);
   });
 
-  it('a sync of one file speaks for that file only: the other documents stay', async () => {
+  it('refuses to sync a lone file (it would mirror its folder), and removes nothing', async () => {
     await memory.rag.sync(docs, 'a');
-    const report = await memory.rag.sync(path.join(docs, 'setup.md'), 'a');
-    assert.deepEqual(report.removed, []);
+    const error = await rejectsWith(memory.rag.sync(path.join(docs, 'notes', 'backups.txt'), 'a'), 'INVALID_INPUT');
+    assert.match(error.message, /sync mirrors a folder.*syncFiles/);
     assert.deepEqual(
       memory.rag.status('a').documents.map((document) => document.path),
       ['notes/backups.txt', 'setup.md'],

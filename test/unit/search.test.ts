@@ -793,7 +793,10 @@ describe('search', () => {
       assert.equal((await memory.memories.nearDuplicate('a', 'u', NEAR))?.id, first.id);
       assert.equal(await memory.memories.nearDuplicate('a', 'u', DIFFERENT), null);
       assert.equal(await memory.memories.nearDuplicate('a', 'other-user', NEAR), null);
-      assert.equal((await memory.stats()).commits, made);
+      const [skill] = await memory.skills.save('a', undefined, { content: ORIGINAL, category: 'workflow' });
+      assert.equal((await memory.skills.nearDuplicate('a', { content: NEAR, category: 'workflow' }))?.id, skill.id);
+      assert.equal(await memory.skills.nearDuplicate('a', { content: NEAR }), null, 'another category (procedure)');
+      assert.equal((await memory.stats()).commits, made + 1);
     });
 
     it('matches a reworded duplicate too (stemmed terms)', async () => {

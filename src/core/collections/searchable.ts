@@ -113,6 +113,11 @@ export class AgentScopedCollection<T extends 'skill' | 'knowledge'> extends Sear
     return this.dedupSave(agentId, undefined, input);
   }
 
+  /** The entity that saveOrUpdate would give this input to, as a new version, instead of adding one; null if none. */
+  async nearDuplicate(agentId: string, input: InputByType[T]): Promise<EntityByType[T] | null> {
+    return this.duplicateOf(assertId(agentId, 'agent id'), undefined, input)?.entity ?? null;
+  }
+
   async saveShared(input: InputByType[T]) {
     return this.save(SHARED_AGENT_ID, undefined, input);
   }
@@ -129,7 +134,8 @@ export class AgentScopedCollection<T extends 'skill' | 'knowledge'> extends Sear
   protected override existingIdFor(body: VersionBody): string | undefined {
     const { source, sourceHash, chunkIndex } = body;
     if (body.type !== 'knowledge' || typeof sourceHash !== 'string' || typeof source !== 'string') return undefined;
-    if (typeof chunkIndex !== 'number') return undefined;
+    // Sync writes chunks without a user; knowledge saved for a user is someone's own, never a chunk's place.
+    if (typeof chunkIndex !== 'number' || body.userId !== undefined) return undefined;
     // A document's chunks are written in one transaction: once its first one
     // here has no counterpart, neither has the rest, and the lookup (which
     // would read every chunk this transaction already gave the document) is

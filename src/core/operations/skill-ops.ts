@@ -26,7 +26,8 @@ export const skillSave = defineOperation({
         'active (the default for a new skill): current; draft: not yet confirmed; deprecated: kept for reference, no longer followed.',
       ),
   }),
-  effect: 'write',
+  // Like memory_save, it may give a near-duplicate the new content (VS Code asks first only then).
+  effect: 'destructive',
   surfaces: EVERY_SURFACE,
   async run({ store, scope }, args) {
     const [entity, commit, dedup] = await store.skills.saveOrUpdate(scope.agentId, args);

@@ -285,16 +285,19 @@ function fixedSpans(text: string, maxChars: number, overlap: number): Span[] {
   const reach = Math.ceil(maxChars * CUT_REGION);
   const spans: Span[] = [];
   let start = bounds.start;
+  let previousCut = start;
   while (start < end) {
     if (end - start <= maxChars) {
       spans.push({ start, end });
       break;
     }
-    // Past the overlap, so every window moves forward.
-    const floor = start + overlap + 1;
+    // Past the overlap and past the previous window's end (a window may start
+    // up to `reach` before its target), so every window adds text.
+    const floor = Math.max(start + overlap + 1, previousCut + 1);
     const minCut = Math.max(start + Math.ceil(maxChars * (1 - CUT_REGION)), floor);
     const cut = findCut(text, start, start + maxChars, minCut, floor);
     spans.push({ start, end: cut });
+    previousCut = cut;
     start = nextStart(text, start, cut - overlap, cut, reach);
   }
   return spans;
@@ -305,7 +308,8 @@ function fixedSpans(text: string, maxChars: number, overlap: number): Span[] {
  * starts: at the word start nearest to `target` within `reach` of it (of two
  * equally near, the earlier, which shares more), never at or before
  * `previous` nor past the whitespace after `cut`. Without one (inside a long
- * word), at `target` itself, or one earlier rather than split a surrogate pair.
+ * word), at `target` itself, or one earlier (one later if that is taken)
+ * rather than start inside a surrogate pair.
  */
 function nextStart(text: string, previous: number, target: number, cut: number, reach: number): number {
   let last = cut;
@@ -316,7 +320,8 @@ function nextStart(text: string, previous: number, target: number, cut: number, 
     const after = target + distance;
     if (after <= last && isWordStart(text, after)) return after;
   }
-  return isLowSurrogate(text.charCodeAt(target)) && target - 1 > previous ? target - 1 : target;
+  if (!isLowSurrogate(text.charCodeAt(target))) return target;
+  return target - 1 > previous ? target - 1 : target + 1;
 }
 
 /** A non-space character right after whitespace. */

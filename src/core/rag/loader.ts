@@ -84,6 +84,8 @@ const CONCURRENCY = 16;
  * so cancellation and other requests are never kept waiting for long.
  */
 const WALK_SLICE_MS = 10;
+/** Within a folder, how many entries are handled between two looks at the clock. */
+const PAUSE_EVERY = 256;
 /** How much of a file is looked at to tell binary from text. */
 const SNIFF_BYTES = 8192;
 /** How far up the walk looks for the `.git` of an enclosing repository. */
@@ -348,7 +350,7 @@ class Walker {
     const targets = [...new Set(relativePaths)].sort();
     const folders: Folder[] = [];
     for (const relative of targets) {
-      checkAborted(this.settings.signal);
+      await this.pause();
       if (relative === '') {
         folders.push(this.rootFolder());
         continue;
@@ -395,17 +397,30 @@ class Walker {
     return { absolute: this.root, relative: '', depth: 0, realChain: [real], ignores };
   }
 
-  /** Every folder below `start`, depth first, in slices of WALK_SLICE_MS between which the event loop runs. */
+  /** When the event loop last ran (see pause). */
+  private sliceStart = performance.now();
+
+  /**
+   * Stops on an abort, and lets the event loop run once WALK_SLICE_MS have
+   * passed since it last did: the walk's calls are synchronous, so this is
+   * what keeps other work (and a cancel) from waiting on a big tree.
+   */
+  private async pause(): Promise<void> {
+    checkAborted(this.settings.signal);
+    if (performance.now() - this.sliceStart < WALK_SLICE_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    this.sliceStart = performance.now();
+    checkAborted(this.settings.signal);
+  }
+
+  /** Every folder below `start`, depth first. */
   private async walk(start: Folder[]): Promise<void> {
     const pending = [...start].reverse();
-    let sliceStart = performance.now();
     for (let folder = pending.pop(); folder; folder = pending.pop()) {
-      checkAborted(this.settings.signal);
-      pending.push(...this.visit(folder).reverse());
-      if (performance.now() - sliceStart >= WALK_SLICE_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        sliceStart = performance.now();
-      }
+      await this.pause();
+      const subfolders = await this.visit(folder);
+      // One push per folder: spreading a folder of 100,000 subfolders into push() overflows the stack.
+      for (let i = subfolders.length - 1; i >= 0; i--) pending.push(subfolders[i]!);
     }
     checkAborted(this.settings.signal);
   }
@@ -424,7 +439,7 @@ class Walker {
   }
 
   /** Lists one folder; returns its subfolders to visit. */
-  private visit(folder: Folder): Folder[] {
+  private async visit(folder: Folder): Promise<Folder[]> {
     let entries: Dirent[];
     try {
       entries = fs.readdirSync(folder.absolute, { withFileTypes: true });
@@ -437,7 +452,9 @@ class Walker {
       entries.some((entry) => entry.name === '.gitignore' && !entry.isDirectory()),
     );
     const subfolders: Folder[] = [];
-    for (const entry of entries) {
+    for (const [index, entry] of entries.entries()) {
+      // A folder of 100,000 files is many slices' worth of stat calls.
+      if (index % PAUSE_EVERY === PAUSE_EVERY - 1) await this.pause();
       const relative = folder.relative ? `${folder.relative}/${entry.name}` : entry.name;
       const sorted = this.sort(context, entry.name, relative, entry);
       const sub = sorted === 'candidate' ? this.candidate(context, entry.name, relative, entry) : sorted;

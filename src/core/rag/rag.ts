@@ -1,4 +1,4 @@
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { AiProvider } from '../ai/provider';
 import { MemoryError } from '../errors';
 import type { SearchResult } from '../search/searcher';
@@ -169,13 +169,16 @@ export class Rag {
     assertId(agentId, 'agent id');
     const names = documentNames(options.sourcePrefix);
     const listing = await listDocuments(path, options);
-    // A file named on its own (listed from its folder) speaks for itself
-    // only: mirroring its whole folder's scope would delete every other document.
-    const file = listing.root !== resolve(path);
-    return this.run(listing, agentId, options, names, {
-      scope: [names.of(file ? basename(path) : '')],
-      mirror: true,
-    });
+    // A lone file is listed from its folder under its bare name: mirroring
+    // that folder's scope would delete every other document, and the name
+    // would miss the file's document if it was synced as part of a tree.
+    if (listing.root !== resolve(path)) {
+      throw new MemoryError(
+        'INVALID_INPUT',
+        `${path} is a file; sync mirrors a folder. Sync the folder it belongs to, use syncFiles(folder, [file]) for one file of it, or ingest to add the file on its own.`,
+      );
+    }
+    return this.run(listing, agentId, options, names, { scope: [names.of('')], mirror: true });
   }
 
   /**
@@ -267,9 +270,10 @@ export class Rag {
         report.skipped.push(file);
         continue;
       }
+      const same = stamp?.sha256 === file.sha256;
       // A file that gives no chunks (empty, or blank lines only) has none alive: unchanged all the same.
-      const synced = alive || (stamp?.sha256 === file.sha256 && chunkInputs(file, options).length === 0);
-      if (!options.rechunk && stamp && synced && stamp.sha256 === file.sha256) {
+      const empty = same && !alive && chunkInputs(file, options).length === 0;
+      if (stamp && same && (empty || (alive && !options.rechunk))) {
         // Touched but not changed: remember the new time, make no commit.
         touched.push(stampOf(file));
         report.unchanged++;

@@ -98,7 +98,7 @@ export function chunksOf(db: Database, agentId: string, source: string): string[
 export function chunkAt(db: Database, agentId: string, source: string, index: number): string | undefined {
   const row = db.get(
     `SELECT r.id FROM refs r INDEXED BY refs_source JOIN objects o ON o.seq = r.object_seq
-     WHERE r.agent_id = ? AND r.source = ? AND r.type = 'knowledge' AND r.deleted = 0
+     WHERE r.agent_id = ? AND r.source = ? AND r.type = 'knowledge' AND r.deleted = 0 AND r.user_id IS NULL
        AND json_extract(o.data, '$.sourceHash') IS NOT NULL AND json_extract(o.data, '$.chunkIndex') = ?
      ORDER BY r.id LIMIT 1`,
     agentId,

@@ -93,11 +93,19 @@ export class Database {
   }
 
   get(sql: string, ...params: SQLInputValue[]): Row | undefined {
-    return this.statement(sql).get(...params) as Row | undefined;
+    try {
+      return this.statement(sql).get(...params) as Row | undefined;
+    } catch (error) {
+      throw translateSqliteError(error, this.path);
+    }
   }
 
   all(sql: string, ...params: SQLInputValue[]): Row[] {
-    return this.statement(sql).all(...params) as Row[];
+    try {
+      return this.statement(sql).all(...params) as Row[];
+    } catch (error) {
+      throw translateSqliteError(error, this.path);
+    }
   }
 
   iterate(sql: string, ...params: SQLInputValue[]): IterableIterator<Row> {
