@@ -85,15 +85,21 @@ export function storeDirectory(context: vscode.ExtensionContext): string {
 }
 
 /** Recall's budget from the settings: Preview Recall and every @memory answer use the same one. */
+/**
+ * A whole-number setting within its bounds. settings.json takes any value
+ * (20.5, -3, "ten") whatever the manifest says: one out of bounds is brought
+ * within them, and one that is no number falls back to the default, rather
+ * than failing (or flooding) whatever uses it.
+ */
+export function wholeSetting(key: string, fallback: number, min: number, max: number): number {
+  const value = vscode.workspace.getConfiguration(SECTION).get<unknown>(key);
+  if (typeof value !== 'number' || !Number.isFinite(value)) return fallback;
+  return Math.min(Math.max(Math.round(value), min), max);
+}
+
 export function recallBudget(): { maxItems: number; maxChars: number } {
-  const config = vscode.workspace.getConfiguration(SECTION);
-  // settings.json takes any value (20.5, -3, "ten"), whatever the manifest's bounds: one out of
-  // them is brought within them, and one that is no number falls back to the default,
-  // rather than failing every recall.
-  const whole = (key: string, fallback: number, min: number, max: number) => {
-    const value = config.get<unknown>(key);
-    if (typeof value !== 'number' || !Number.isFinite(value)) return fallback;
-    return Math.min(Math.max(Math.round(value), min), max);
+  return {
+    maxItems: wholeSetting('recall.maxItems', 20, 1, 200),
+    maxChars: wholeSetting('recall.maxChars', 8000, 500, 200_000),
   };
-  return { maxItems: whole('recall.maxItems', 20, 1, 200), maxChars: whole('recall.maxChars', 8000, 500, 200_000) };
 }

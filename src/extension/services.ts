@@ -40,8 +40,10 @@ export class StoreService implements Services, vscode.Disposable {
   private crashes: number[] = [];
   /** Set once the worker crashed MAX_CRASHES times: why the store is not reopened. */
   private givenUp: MemoryError | undefined;
-  /** The last failure shown to the user, and when. */
-  private lastShown: { message: string; at: number } | undefined;
+  /** Errors already reported: one that reaches several features (a store that cannot open) is said once. */
+  private readonly reported = new WeakSet<object>();
+  /** The last failure shown to the user (its action and message), and when. */
+  private lastShown: { text: string; at: number } | undefined;
   /** The folder of the store last opened. */
   private openedDir: string | undefined;
   private readonly changes = new vscode.EventEmitter<StoreChange>();
@@ -90,13 +92,17 @@ export class StoreService implements Services, vscode.Disposable {
             // A crashed worker is replaced on the next use; nothing else holds on to it.
             if (this.opening !== attempt) return;
             this.opening = undefined;
-            this.crashed(code);
+            this.crashed(`exit code ${code}`);
             this.changes.fire({ origin: 'local', entityIds: [] });
           }),
-        () => {
+        (error: unknown) => {
           // Forget the failure so the next use tries again (after the user fixed the setting, say),
           // unless a newer attempt has taken its place meanwhile.
-          if (this.opening === attempt) this.opening = undefined;
+          if (this.opening !== attempt) return;
+          this.opening = undefined;
+          // A worker that died while opening (out of memory upgrading a huge store, say) is a
+          // crash too; a store that refused to open (a bad path) is reported and not counted.
+          if (isMemoryError(error, 'STORE_CLOSED')) this.crashed(error.message);
         },
       );
     }
@@ -109,14 +115,19 @@ export class StoreService implements Services, vscode.Disposable {
 
   reportError(action: string, error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
+    if (typeof error === 'object' && error !== null) {
+      if (this.reported.has(error)) return;
+      this.reported.add(error);
+    }
     this.log.error(`${action}: ${message}${isMemoryError(error) ? ` [${error.code}]` : ''}`);
     // Work cut short by shutting down is not the user's problem.
     if (isMemoryError(error, 'CANCELLED') || this.disposed) return;
-    // One cause often fails several features at once (a store that cannot
-    // open fails the first search, doc sync and the views): say it once.
+    // The same failure of the same work, repeated (doc sync retried on every
+    // file change while the store cannot open, say), is shown once.
     const now = Date.now();
-    if (this.lastShown?.message === message && now - this.lastShown.at < REPEAT_QUIET_MS) return;
-    this.lastShown = { message, at: now };
+    const shown = `${action}\0${message}`;
+    if (this.lastShown?.text === shown && now - this.lastShown.at < REPEAT_QUIET_MS) return;
+    this.lastShown = { text: shown, at: now };
     const showLog = vscode.l10n.t('Show Log');
     void vscode.window
       .showErrorMessage(vscode.l10n.t('{0} failed: {1}', action, message), showLog)
@@ -141,24 +152,26 @@ export class StoreService implements Services, vscode.Disposable {
       );
       return client;
     } catch (error) {
-      this.log.error(`Could not open the store at ${dir}: ${(error as Error).message}`);
+      // Said here, once per attempt: every feature waiting on the store gets
+      // this same error, and reportError shows an error object only once.
+      this.reportError(vscode.l10n.t('Opening the memory store at {0}', dir), error);
       throw error;
     }
   }
 
-  private crashed(code: number): void {
+  private crashed(detail: string): void {
     const now = Date.now();
     this.crashes = [...this.crashes.filter((time) => now - time < CRASH_WINDOW_MS), now];
     if (this.crashes.length < MAX_CRASHES) {
-      this.log.error(`The store's worker stopped unexpectedly (exit code ${code}); it restarts on next use.`);
+      this.log.error(`The store's worker stopped unexpectedly (${detail}); it restarts on next use.`);
       return;
     }
     this.givenUp = new MemoryError(
       'STORE_CLOSED',
       vscode.l10n.t(
-        "The memory store's worker stopped unexpectedly {0} times in a minute (last exit code {1}), so it is not restarted. Reload the window to try again.",
+        "The memory store's worker stopped unexpectedly {0} times in a minute (last: {1}), so it is not restarted. Reload the window to try again.",
         MAX_CRASHES,
-        code,
+        detail,
       ),
     );
     this.reportError(vscode.l10n.t('The memory store'), this.givenUp);

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { SCHEME } from './documents/uris';
 
 /** The parts of the manifest that promise something to the user. */
 interface Contributions {
@@ -34,6 +35,25 @@ export function registerUnavailable(context: vscode.ExtensionContext, reason: st
     ...Object.values(contributes.views ?? {})
       .flat()
       .map(({ id }) => vscode.window.registerTreeDataProvider(id, nothing)),
+    // Memory documents left open from an earlier session say it too, instead of "no file system provider".
+    vscode.workspace.registerFileSystemProvider(SCHEME, unavailableFileSystem(reason), { isReadonly: true }),
   );
   void vscode.commands.executeCommand('setContext', 'workspaceMemory.noSqlite', true);
+}
+
+function unavailableFileSystem(reason: string): vscode.FileSystemProvider {
+  const refuse = (): never => {
+    throw vscode.FileSystemError.Unavailable(reason);
+  };
+  return {
+    onDidChangeFile: new vscode.EventEmitter<vscode.FileChangeEvent[]>().event,
+    watch: () => new vscode.Disposable(() => undefined),
+    stat: refuse,
+    readDirectory: refuse,
+    createDirectory: refuse,
+    readFile: refuse,
+    writeFile: refuse,
+    delete: refuse,
+    rename: refuse,
+  };
 }

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { mineSession } from '../../core/ai/mining';
-import { SECTION } from '../config';
+import { SECTION, wholeSetting } from '../config';
 import { selectLanguageModel } from '../ai/lm-provider';
 import type { Services } from '../services';
 
@@ -32,10 +32,10 @@ export class AutoMiner implements vscode.Disposable {
       return;
     }
     if (!autoMining()) return;
-    const delayMs = Math.max(1, vscode.workspace.getConfiguration(SECTION).get<number>('mining.autoDelaySeconds', 60));
+    const delaySeconds = wholeSetting('mining.autoDelaySeconds', 60, 1, 3600);
     this.pending.set(
       sessionId,
-      setTimeout(() => void this.mine(sessionId, model), delayMs * 1000),
+      setTimeout(() => void this.mine(sessionId, model), delaySeconds * 1000),
     );
   }
 

@@ -109,12 +109,15 @@ export const history: CommandHandler = async (context) => {
   const text = request.prompt.trim();
   // By id, any entity with a history (deleted ones too, and the shared
   // scope's skills, knowledge and profiles), else the best matching memory.
+  const scope = services.scope();
   let entries = /^[a-z]+-[0-9a-z]+$/i.test(text) ? await memory.history(text) : [];
   const owner = entries.find((entry) => entry.entity)?.entity;
-  if (!owner || !visible(owner, services.scope())) {
+  if (!owner || !visible(owner, scope)) {
     const best = (await findMemories(context))[0];
     entries = best ? await memory.history(best.id) : [];
   }
+  // An import may have moved an id between scopes: only versions this workspace may see are shown.
+  entries = entries.filter((entry) => !entry.entity || visible(entry.entity, scope));
   const target = entries.find((entry) => entry.entity)?.entity;
   if (!target) {
     reply.markdown(vscode.l10n.t('No memory matches "{0}".', oneLine(text, 80)));
@@ -143,9 +146,9 @@ export const history: CommandHandler = async (context) => {
   }
 };
 
-/** What this workspace may look at: its own scope, and the shared scope every agent reads. */
+/** What this workspace may look at: its own scope, and the shared scope every agent reads (for its user). */
 function visible(entity: Pick<Entity, 'agentId' | 'userId'>, scope: OperationScope): boolean {
-  return entity.agentId === SHARED_AGENT_ID || inScope(entity, scope);
+  return inScope(entity, entity.agentId === SHARED_AGENT_ID ? { ...scope, agentId: SHARED_AGENT_ID } : scope);
 }
 
 /** /snapshot [label]: a consistent copy of the whole store, restorable from the Memory view. */

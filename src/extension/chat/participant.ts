@@ -78,6 +78,7 @@ async function handle(
   const metadata: ChatMetadata = { ...conversation, prompt: request.prompt, command: request.command };
   const controller = new AbortController();
   const cancelled = token.onCancellationRequested(() => controller.abort());
+  let failed = false;
   try {
     const handler = request.command ? COMMANDS[request.command] : answerFromRecall;
     if (handler) {
@@ -87,6 +88,7 @@ async function handle(
       reply.markdown(vscode.l10n.t('There is no /{0} command. Type `/` to see what @memory can do.', request.command!));
     }
   } catch (error) {
+    failed = true;
     showFailure(services, reply, request.command, error);
   } finally {
     cancelled.dispose();
@@ -99,7 +101,8 @@ async function handle(
       request: requestText(request.command, request.prompt),
       reply: reply.text(),
     });
-    autoMiner.sessionSaved(metadata.sessionId, request.model, request.command === 'mine');
+    // A /mine that worked has just mined the session; one that failed has not.
+    autoMiner.sessionSaved(metadata.sessionId, request.model, request.command === 'mine' && !failed);
   } catch (error) {
     services.log.warn(`@memory: could not store the conversation: ${(error as Error).message}`);
     reply.markdown(

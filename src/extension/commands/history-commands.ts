@@ -19,12 +19,19 @@ async function resolveCommit(
   argument: EntityArgument,
 ): Promise<CommitNode | undefined> {
   if (argument && 'kind' in argument && argument.kind === 'commit') return argument;
-  const entity = await resolveEntity(services, argument);
-  if (!entity) return undefined;
-  views.history.show(entity);
-  const rows = await views.history.getChildren();
+  // A version's document names its entity and commit, also when the entity has been deleted since.
   const uri = argument instanceof vscode.Uri ? argument : vscode.window.activeTextEditor?.document.uri;
-  const open = uri && parseEntityUri(uri);
+  const open = argument === undefined || argument instanceof vscode.Uri ? uri && parseEntityUri(uri) : undefined;
+  const entity = open?.commit ? open : await resolveEntity(services, argument);
+  if (!entity) return undefined;
+  views.history.show({ type: entity.type, id: entity.id });
+  const rows = await views.history.getChildren();
+  if (rows.length === 0) {
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('The history of {0} could not be read; the log says why.', entity.id),
+    );
+    return undefined;
+  }
   const commit = open?.id === entity.id ? open.commit : undefined;
   return (commit && rows.find((row) => row.commit.hash.startsWith(commit))) || rows[0];
 }

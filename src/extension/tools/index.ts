@@ -4,7 +4,7 @@ import { oneLine } from '../../core/text';
 import { operationsFor } from '../../core/operations/catalogue';
 import { inScope } from '../../core/operations/scope';
 import type { Operation } from '../../core/operations/types';
-import type { Entity } from '../../core/types';
+import type { Entity, SkillInput } from '../../core/types';
 import type { Services } from '../services';
 
 type ToolInput = Record<string, unknown>;
@@ -19,10 +19,18 @@ async function target(services: Services, operation: Operation, input: ToolInput
   try {
     const memory = await services.memory();
     const scope = services.scope();
+    // A save asks only when it would replace a near-duplicate's text. (Two saves
+    // prepared together are each checked before either runs.) Without text
+    // content the call fails anyway, on its own clear error.
     if (operation.name === 'memory_save') {
-      // Without text content the call fails anyway, on its own clear error.
       if (typeof input.content !== 'string') return undefined;
       return (await memory.memories.nearDuplicate(scope.agentId, scope.userId, input.content)) ?? undefined;
+    }
+    if (operation.name === 'skill_save') {
+      if (typeof input.content !== 'string') return undefined;
+      const category = typeof input.category === 'string' ? input.category : undefined;
+      const skill = { content: input.content, ...(category ? { category } : {}) } as SkillInput;
+      return (await memory.skills.nearDuplicate(scope.agentId, skill)) ?? undefined;
     }
     if (typeof input.id !== 'string') return null;
     const entity: Entity | null = await memory.get(input.id);
@@ -41,13 +49,15 @@ function confirmation(
   const message = new vscode.MarkdownString();
   switch (operation.name) {
     case 'memory_save':
+    case 'skill_save':
       message.appendMarkdown(
         entity
           ? vscode.l10n.t(
-              'Memory `{0}` says nearly the same: give it this content as a new version? Its history keeps the old one.',
+              '{0} `{1}` says nearly the same: give it this content as a new version? Its history keeps the old one.',
+              entity.type === 'skill' ? vscode.l10n.t('Skill') : vscode.l10n.t('Memory'),
               entity.id,
             )
-          : vscode.l10n.t('Save this memory? If one says nearly the same, it gets this content as a new version.'),
+          : vscode.l10n.t('Save this? If something saved says nearly the same, it gets this content as a new version.'),
       );
       break;
     case 'memory_forget':

@@ -19,8 +19,7 @@ export interface GlobalOptions {
  * a user whose id is empty.
  */
 export function environmentValue(name: string): string | undefined {
-  const value = process.env[name];
-  return value?.trim() ? value : undefined;
+  return process.env[name]?.trim() || undefined;
 }
 
 /** The store folder when --dir is not given; the CLI's and the MCP server's. */

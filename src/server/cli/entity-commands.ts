@@ -42,9 +42,20 @@ function withFieldOptions(command: Command): Command {
     .option('--input <json>', 'any other fields as a JSON object (messages, metadata, questions, ...)');
 }
 
-async function fieldsFrom(options: FieldOptions): Promise<Record<string, unknown>> {
+/**
+ * The fields the options give. `save` always needs content, so it reads what
+ * was piped in when no option gives it; `update` reads standard input only
+ * when no field option was given at all (`update <id> --tags a` in a loop
+ * over a file must not take the rest of the file as the new content).
+ */
+async function fieldsFrom(options: FieldOptions, stdin: 'when-needed' | 'alone'): Promise<Record<string, unknown>> {
   const fields: Record<string, unknown> = options.input ? parseJsonObject('--input', options.input) : {};
-  const content = await contentOf(options, fields);
+  const alone =
+    Object.keys(fields).length === 0 &&
+    [options.tags, options.category, options.status, options.source, options.conversation].every(
+      (option) => option === undefined,
+    );
+  const content = await contentOf(options, fields, stdin === 'when-needed' || alone);
   if (content !== undefined) fields.content = content;
   if (options.tags !== undefined) fields.tags = options.tags.split(',');
   if (options.category !== undefined) fields.category = options.category;
@@ -59,10 +70,14 @@ async function fieldsFrom(options: FieldOptions): Promise<Record<string, unknown
  * undefined when there is none (an update of tags only), or when --input
  * carries the content or a session's messages.
  */
-async function contentOf(options: FieldOptions, input: Record<string, unknown>): Promise<string | undefined> {
+async function contentOf(
+  options: FieldOptions,
+  input: Record<string, unknown>,
+  readPiped: boolean,
+): Promise<string | undefined> {
   if (options.content !== undefined) return options.content;
   if (options.file !== undefined) return readTextFile(options.file);
-  if (input.content !== undefined || input.messages !== undefined) return undefined;
+  if (!readPiped || input.content !== undefined || input.messages !== undefined) return undefined;
   // `echo text | workspace-memory save ...` ends the text with a newline that is not part of it.
   return (await pipedInput())?.replace(/\n$/, '');
 }
@@ -77,7 +92,7 @@ export function registerEntityCommands(program: Command): void {
         options: GlobalOptions & FieldOptions & { agent: string; user?: string; dedup: boolean },
       ) => {
         const entityType = assertEntityType(type);
-        const fields = await fieldsFrom(options);
+        const fields = await fieldsFrom(options, 'when-needed');
         if (fields.content === undefined && fields.messages === undefined) {
           throw new MemoryError('INVALID_INPUT', 'Give the content with --content, --file or on standard input.');
         }
@@ -148,7 +163,7 @@ export function registerEntityCommands(program: Command): void {
   withFieldOptions(withStoreOptions(program.command('update <id>')))
     .description('write a new version of an entity with the given fields changed')
     .action(async (id: string, options: GlobalOptions & FieldOptions) => {
-      const fields = await fieldsFrom(options);
+      const fields = await fieldsFrom(options, 'alone');
       if (Object.keys(fields).length === 0)
         throw new MemoryError(
           'INVALID_INPUT',
