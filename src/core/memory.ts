@@ -20,7 +20,7 @@ import {
 import { type Middleware, MiddlewarePipeline } from './middleware';
 import { type ExportData, type ImportOptions, type ImportReport, exportState, importState } from './portable';
 import { Rag } from './rag/rag';
-import { chunkCounts, chunksOf, fileStamps, liveDocuments, saveStamps } from './rag/state';
+import { chunkCounts, chunksOf, fileStamps, liveDocuments, saveStamps, surplusChunks } from './rag/state';
 import { type RecallOptions, type RecallResult, recall } from './recall/recall';
 import { type SnapshotInfo, Snapshots } from './snapshots';
 import { FtsIndex } from './search/fts-index';
@@ -128,6 +128,7 @@ export class Memory {
       updateChunk: async (id, input) => void (await this.knowledge.update(id, input)),
       deleteChunks: async (ids) => void (await this.knowledge.deleteMany(ids)),
       chunksOf: (agentId, source) => chunksOf(db, agentId, source),
+      surplusChunks: (agentId, source, expected) => surplusChunks(db, agentId, source, expected),
       chunkCounts: (agentId) => chunkCounts(db, agentId),
       liveDocuments: (agentId, scope) => liveDocuments(db, agentId, scope),
       stamps: (agentId, scope) => fileStamps(db, agentId, scope),

@@ -213,6 +213,26 @@ describe('rag', () => {
     assert.deepEqual((await memory.rag.sync(docs, 'a', { strategy: 'fixed', maxChars: 40 })).updated, []);
   });
 
+  it('keeps one chunk per place when another process wrote the same document meanwhile', async () => {
+    await memory.rag.sync(docs, 'a');
+    const chunks = await memory.knowledge.list('a');
+    const setup = chunks.filter((chunk) => chunk.source === 'setup.md');
+    const other = chunks.find((chunk) => chunk.source === 'notes/backups.txt')!;
+    // What a racing sync leaves: a second chunk at a place of setup.md (a rename it followed, say).
+    await memory.knowledge.update(other.id, {
+      source: 'setup.md',
+      chunkIndex: 0,
+      sourceHash: setup[0]!.sourceHash,
+      content: setup[0]!.content,
+    });
+    write(docs, 'setup.md', `${SETUP}\nOne more line.\n`);
+    await memory.rag.sync(docs, 'a');
+    const places = (await memory.knowledge.list('a'))
+      .filter((chunk) => chunk.source === 'setup.md' && chunk.sourceHash)
+      .map((chunk) => chunk.chunkIndex);
+    assert.equal(new Set(places).size, places.length, `one chunk per place: ${places.join(', ')}`);
+  });
+
   it('reports bad files per file and goes on with the rest', async () => {
     write(docs, 'binary.md', 'abc\u0000def');
     const report = await memory.rag.sync(docs, 'a');

@@ -24,6 +24,8 @@ export interface RagStore {
   deleteChunks(ids: string[]): Promise<void>;
   /** The document's current chunk ids, in chunk order. */
   chunksOf(agentId: string, source: string): string[];
+  /** Chunks of the document that repeat a place another one holds, given how many it should have (see state.ts). */
+  surplusChunks(agentId: string, source: string, expected: number): string[];
   /** Live chunks per document sync knows. */
   chunkCounts(agentId: string): Map<string, number>;
   /** The documents sync knows (all, or those in `scope`) that have a live chunk. */
@@ -289,6 +291,8 @@ export class Rag {
     const goneByHash = new Map<string, FileStamp[]>();
     for (const stamp of gone) goneByHash.set(stamp.sha256, [...(goneByHash.get(stamp.sha256) ?? []), stamp]);
     const renamedFrom = new Set<string>();
+    /** The documents this sync writes, with how many chunks each gets. */
+    const written = new Map<string, number>();
     const added: LoadedFile[] = [];
     for (const file of fresh) {
       const previous = goneByHash.get(file.sha256)?.find((stamp) => !renamedFrom.has(stamp.path));
@@ -297,21 +301,28 @@ export class Rag {
         continue;
       }
       renamedFrom.add(previous.path);
-      await this.replace(this.store.chunksOf(agentId, previous.path), file, agentId, options, report);
+      await this.replace(this.store.chunksOf(agentId, previous.path), file, agentId, options, report, written);
       this.store.saveStamps(agentId, [stampOf(file)], [previous.path]);
       report.renamed.push({ from: previous.path, to: file.relativePath });
     }
     for (const file of changed) {
-      await this.replace(this.store.chunksOf(agentId, file.relativePath), file, agentId, options, report);
+      await this.replace(this.store.chunksOf(agentId, file.relativePath), file, agentId, options, report, written);
       this.store.saveStamps(agentId, [stampOf(file)], []);
       report.updated.push(file.relativePath);
     }
-    await this.addAll(added, agentId, options, report);
+    await this.addAll(added, agentId, options, report, written);
     await this.remove(
       gone.filter((stamp) => !renamedFrom.has(stamp.path)),
       agentId,
       report,
     );
+    // Another process may have written the same documents meanwhile; each place keeps one chunk.
+    for (const [document, expected] of written) {
+      const surplus = this.store.surplusChunks(agentId, document, expected);
+      if (surplus.length === 0) continue;
+      await this.store.deleteChunks(surplus);
+      report.chunks.removed += surplus.length;
+    }
     for (const list of [report.added, report.updated, report.removed]) list.sort();
     return report;
   }
@@ -332,7 +343,13 @@ export class Rag {
    * two), each batch's stamps written after it. A file whose chunks an
    * interrupted sync already wrote is replaced rather than added twice.
    */
-  private async addAll(files: LoadedFile[], agentId: string, options: ChunkOptions, report: SyncReport): Promise<void> {
+  private async addAll(
+    files: LoadedFile[],
+    agentId: string,
+    options: ChunkOptions,
+    report: SyncReport,
+    written: Map<string, number>,
+  ): Promise<void> {
     let batch: KnowledgeInput[] = [];
     let stamped: FileStamp[] = [];
     const flush = async () => {
@@ -346,11 +363,12 @@ export class Rag {
       report.added.push(file.relativePath);
       const leftovers = this.store.chunksOf(agentId, file.relativePath);
       if (leftovers.length) {
-        await this.replace(leftovers, file, agentId, options, report);
+        await this.replace(leftovers, file, agentId, options, report, written);
         this.store.saveStamps(agentId, [stampOf(file)], []);
         continue;
       }
       const inputs = chunkInputs(file, options);
+      written.set(file.relativePath, inputs.length);
       if (batch.length + inputs.length > SAVE_BATCH) await flush();
       batch.push(...inputs);
       stamped.push(stampOf(file));
@@ -368,8 +386,10 @@ export class Rag {
     agentId: string,
     options: ChunkOptions,
     report: SyncReport,
+    written: Map<string, number>,
   ): Promise<void> {
     const inputs = chunkInputs(file, options);
+    written.set(file.relativePath, inputs.length);
     const shared = Math.min(oldIds.length, inputs.length);
     for (let i = 0; i < shared; i++) await this.store.updateChunk(oldIds[i]!, inputs[i]!);
     report.chunks.updated += shared;

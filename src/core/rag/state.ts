@@ -109,6 +109,40 @@ export function chunkAt(db: Database, agentId: string, source: string, index: nu
 }
 
 /**
+ * Sync's chunks of a document beyond the first at each place (its index): two
+ * syncs of one folder that raced (one following a rename while the other
+ * added the file, say) each wrote a set. All but the oldest id at each index,
+ * so two processes cleaning up at once delete the same ones.
+ */
+export function surplusChunks(db: Database, agentId: string, source: string, expected: number): string[] {
+  // Counting the document's live user-less knowledge reads no JSON: most times it settles the question.
+  const live = db.get(
+    `SELECT count(*) AS n FROM refs r INDEXED BY refs_source
+     WHERE r.agent_id = ? AND r.source = ? AND r.type = 'knowledge' AND r.deleted = 0 AND r.user_id IS NULL`,
+    agentId,
+    source,
+  );
+  if (Number(live?.n ?? 0) <= expected) return [];
+  const rows = db.all(
+    `SELECT r.id, json_extract(o.data, '$.chunkIndex') AS place FROM refs r INDEXED BY refs_source
+     JOIN objects o ON o.seq = r.object_seq
+     WHERE r.agent_id = ? AND r.source = ? AND r.type = 'knowledge' AND r.deleted = 0 AND r.user_id IS NULL
+       AND json_extract(o.data, '$.sourceHash') IS NOT NULL
+     ORDER BY place, r.id`,
+    agentId,
+    source,
+  );
+  const taken = new Set<string>();
+  const surplus: string[] = [];
+  for (const row of rows) {
+    const place = String(row.place);
+    if (taken.has(place)) surplus.push(String(row.id));
+    else taken.add(place);
+  }
+  return surplus;
+}
+
+/**
  * Live knowledge per document sync knows, by path: its chunks, plus any
  * knowledge saved by hand with that source (rare; telling them apart would
  * parse every chunk and make status three times slower).
