@@ -70,8 +70,8 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
       log.info(`Activated in ${activateMs.toFixed(1)} ms; store ready after ${readyMs.toFixed(1)} ms`);
       return readyMs;
     });
-  // The store service has reported the failure; the views and commands say it again where they need it.
-  ready.catch(() => undefined);
+  // An opening failure has been shown already (an error is shown once); anything else is shown here.
+  ready.catch((error: unknown) => service?.reportError(vscode.l10n.t('Opening the memory store'), error));
 
   let views: ReturnType<typeof registerViews>;
   let docSync: ReturnType<typeof registerDocSync>;

@@ -115,13 +115,14 @@ export class StoreService implements Services, vscode.Disposable {
 
   reportError(action: string, error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
+    this.log.error(`${action}: ${message}${isMemoryError(error) ? ` [${error.code}]` : ''}`);
+    // Work cut short by shutting down is not the user's problem.
+    if (isMemoryError(error, 'CANCELLED') || this.disposed) return;
+    // An error that reaches several features at once (a store that cannot open) pops up once.
     if (typeof error === 'object' && error !== null) {
       if (this.reported.has(error)) return;
       this.reported.add(error);
     }
-    this.log.error(`${action}: ${message}${isMemoryError(error) ? ` [${error.code}]` : ''}`);
-    // Work cut short by shutting down is not the user's problem.
-    if (isMemoryError(error, 'CANCELLED') || this.disposed) return;
     // The same failure of the same work, repeated (doc sync retried on every
     // file change while the store cannot open, say), is shown once.
     const now = Date.now();

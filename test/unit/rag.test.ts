@@ -188,6 +188,14 @@ describe('rag', () => {
     });
     assert.notEqual(own.id, chunk!.id);
     assert.equal((await memory.knowledge.get(chunk!.id))?.content, chunk!.content);
+    // ...and sync leaves it alone when the document changes or goes.
+    const file = path.join(docs, ...chunk!.source!.split('/'));
+    fs.appendFileSync(file, '\nOne more line.\n');
+    await memory.rag.sync(docs, 'a');
+    assert.equal((await memory.knowledge.get(own.id))?.content, 'Alice private note');
+    fs.rmSync(file);
+    await memory.rag.sync(docs, 'a');
+    assert.equal((await memory.knowledge.get(own.id))?.content, 'Alice private note');
   });
 
   it('refuses to sync a lone file (it would mirror its folder), and removes nothing', async () => {

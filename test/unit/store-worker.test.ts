@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isMemoryError } from '../../src/core/errors';
 import { Memory } from '../../src/core/memory';
 import { type StoreChange, StoreClient } from '../../src/extension/store/client';
 import { rejectsWith, tempDir } from './helpers';
@@ -161,9 +162,17 @@ describe('store worker', () => {
     await rejectsWith(client.memory.stats(), 'STORE_CLOSED');
   });
 
-  it('reports a store that cannot be opened', async () => {
+  it('reports a store that cannot be opened, and tells a worker that died while opening apart', async () => {
     const file = path.join(dir, 'not-a-folder');
     fs.writeFileSync(file, 'x');
-    await assert.rejects(StoreClient.start(WORKER, { dir: file, options: {}, pollMs: 100 }));
+    // Refused by the store (the worker says why): not counted as a crash.
+    await assert.rejects(
+      StoreClient.start(WORKER, { dir: file, options: {}, pollMs: 100 }),
+      (error: unknown) => !isMemoryError(error, 'STORE_CLOSED'),
+    );
+    // A thread that throws before it can report (as one out of memory would) is a crash: STORE_CLOSED.
+    const crashing = path.join(dir, 'crashing-worker.js');
+    fs.writeFileSync(crashing, "throw new Error('boom');");
+    await rejectsWith(StoreClient.start(crashing, { dir, options: {}, pollMs: 100 }), 'STORE_CLOSED');
   });
 });

@@ -73,14 +73,15 @@ export function saveStamps(
 /**
  * The live chunks of one document, in chunk order, found through the
  * indexed source column. Only chunks made by document sync (they carry a
- * `sourceHash`) count: knowledge saved by hand with the same source is left alone.
+ * `sourceHash`, and no user) count: knowledge saved by hand with the same
+ * source is left alone.
  */
 export function chunksOf(db: Database, agentId: string, source: string): string[] {
   return db
     .all(
       // Without statistics SQLite would rather walk all the agent's knowledge.
       `SELECT r.id FROM refs r INDEXED BY refs_source JOIN objects o ON o.seq = r.object_seq
-       WHERE r.agent_id = ? AND r.source = ? AND r.type = 'knowledge' AND r.deleted = 0
+       WHERE r.agent_id = ? AND r.source = ? AND r.type = 'knowledge' AND r.deleted = 0 AND r.user_id IS NULL
          AND json_extract(o.data, '$.sourceHash') IS NOT NULL
        ORDER BY json_extract(o.data, '$.chunkIndex'), r.id`,
       agentId,
@@ -180,7 +181,7 @@ export function liveDocuments(db: Database, agentId: string, scope?: DocumentSco
      WHERE f.agent_id = ?${where.sql} AND EXISTS (
        SELECT 1 FROM refs r INDEXED BY refs_source JOIN objects o ON o.seq = r.object_seq
        WHERE r.agent_id = f.agent_id AND r.source = f.path AND r.type = 'knowledge' AND r.deleted = 0
-         AND instr(o.data, '"sourceHash":"') > 0)`,
+         AND r.user_id IS NULL AND instr(o.data, '"sourceHash":"') > 0)`,
     agentId,
     ...where.params,
   )) {

@@ -116,7 +116,14 @@ export class StoreClient {
           finish();
         } else if (message.kind === 'failed') finish(revive(message.error));
       };
-      const onError = (error: Error) => finish(error);
+      // The thread died (out of memory, an uncaught exception): a crash, as is an exit, unlike a
+      // store that refused to open, which the worker reports as 'failed'.
+      const onError = (error: Error) =>
+        finish(
+          new MemoryError('STORE_CLOSED', `The store's worker failed while opening: ${error.message}`, {
+            cause: error,
+          }),
+        );
       const onExit = (code: number) =>
         finish(new MemoryError('STORE_CLOSED', `The store's worker stopped while opening (exit code ${code}).`));
       const finish = (error?: Error) => {
