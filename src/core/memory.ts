@@ -125,7 +125,11 @@ export class Memory {
     this.rag = new Rag({
       saveChunks: async (agentId, inputs) =>
         void (await this.knowledge.saveMany(inputs.map((input) => ({ agentId, input })))),
-      updateChunk: async (id, input) => void (await this.knowledge.update(id, input)),
+      updateChunk: async (id, input) => {
+        const before = store.readRef(id)?.head;
+        const [, commit] = await this.knowledge.update(id, input);
+        return commit.hash !== before;
+      },
       deleteChunks: async (ids) => void (await this.knowledge.deleteMany(ids)),
       chunksOf: (agentId, source) => chunksOf(db, agentId, source),
       surplusChunks: (agentId, source, expected) => surplusChunks(db, agentId, source, expected),

@@ -90,6 +90,15 @@ describe('rag', () => {
     );
   });
 
+  it('counts as updated only the chunks that got a new version', async () => {
+    await memory.rag.sync(docs, 'a');
+    const made = await commits();
+    // Chunked again with the same options: the same chunks, no versions, nothing updated.
+    const report = await memory.rag.sync(docs, 'a', { rechunk: true });
+    assert.deepEqual(report.chunks, { added: 0, updated: 0, removed: 0 });
+    assert.equal(await commits(), made);
+  });
+
   it('deletes the chunks of a deleted file with tombstones, and follows a rename without duplicates', async () => {
     await memory.rag.sync(docs, 'a');
     const before = await memory.knowledge.list('a');

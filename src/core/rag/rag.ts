@@ -20,7 +20,8 @@ import type { DocumentScope, FileStamp } from './state';
 /** What RAG needs from the store, and nothing more. */
 export interface RagStore {
   saveChunks(agentId: string, inputs: KnowledgeInput[]): Promise<void>;
-  updateChunk(id: string, input: KnowledgeInput): Promise<void>;
+  /** Gives a chunk new content; false when it already had exactly that (no version is made). */
+  updateChunk(id: string, input: KnowledgeInput): Promise<boolean>;
   deleteChunks(ids: string[]): Promise<void>;
   /** The document's current chunk ids, in chunk order. */
   chunksOf(agentId: string, source: string): string[];
@@ -391,8 +392,7 @@ export class Rag {
     const inputs = chunkInputs(file, options);
     written.set(file.relativePath, inputs.length);
     const shared = Math.min(oldIds.length, inputs.length);
-    for (let i = 0; i < shared; i++) await this.store.updateChunk(oldIds[i]!, inputs[i]!);
-    report.chunks.updated += shared;
+    for (let i = 0; i < shared; i++) if (await this.store.updateChunk(oldIds[i]!, inputs[i]!)) report.chunks.updated++;
     if (inputs.length > shared) await this.store.saveChunks(agentId, inputs.slice(shared));
     report.chunks.added += inputs.length - shared;
     if (oldIds.length > shared) await this.store.deleteChunks(oldIds.slice(shared));
