@@ -71,23 +71,36 @@ export function saveStamps(
 }
 
 /**
- * The live chunks of one document, in chunk order, found through the
- * indexed source column. Only chunks made by document sync (they carry a
- * `sourceHash`, and no user) count: knowledge saved by hand with the same
- * source is left alone.
+ * What makes the ref `r` (joined to its object `o`) one of document sync's
+ * own chunks: live knowledge without a user that records its file's hash.
+ * Knowledge saved by hand (for a user, or without a hash) is never one, even
+ * with the same source. Objects are canonical JSON with flat keys, where
+ * `"sourceHash":"` can only be that key (a quote inside a string value is
+ * escaped), so a substring test stands in for parsing every chunk.
  */
-export function chunksOf(db: Database, agentId: string, source: string): string[] {
+const SYNC_CHUNK = `r.type = 'knowledge' AND r.deleted = 0 AND r.user_id IS NULL AND instr(o.data, '"sourceHash":"') > 0`;
+
+/**
+ * Sync's chunks of one document with their places (chunk index), in order
+ * (the oldest id first at a place), found through the indexed source column
+ * (without statistics SQLite would rather walk all the agent's knowledge).
+ */
+function chunkPlaces(db: Database, agentId: string, source: string): { id: string; place: string }[] {
   return db
     .all(
-      // Without statistics SQLite would rather walk all the agent's knowledge.
-      `SELECT r.id FROM refs r INDEXED BY refs_source JOIN objects o ON o.seq = r.object_seq
-       WHERE r.agent_id = ? AND r.source = ? AND r.type = 'knowledge' AND r.deleted = 0 AND r.user_id IS NULL
-         AND json_extract(o.data, '$.sourceHash') IS NOT NULL
-       ORDER BY json_extract(o.data, '$.chunkIndex'), r.id`,
+      `SELECT r.id, json_extract(o.data, '$.chunkIndex') AS place FROM refs r INDEXED BY refs_source
+       JOIN objects o ON o.seq = r.object_seq
+       WHERE r.agent_id = ? AND r.source = ? AND ${SYNC_CHUNK}
+       ORDER BY place, r.id`,
       agentId,
       source,
     )
-    .map((row) => String(row.id));
+    .map((row) => ({ id: String(row.id), place: String(row.place) }));
+}
+
+/** The live chunks of one document, in chunk order. */
+export function chunksOf(db: Database, agentId: string, source: string): string[] {
+  return chunkPlaces(db, agentId, source).map((chunk) => chunk.id);
 }
 
 /**
@@ -99,8 +112,7 @@ export function chunksOf(db: Database, agentId: string, source: string): string[
 export function chunkAt(db: Database, agentId: string, source: string, index: number): string | undefined {
   const row = db.get(
     `SELECT r.id FROM refs r INDEXED BY refs_source JOIN objects o ON o.seq = r.object_seq
-     WHERE r.agent_id = ? AND r.source = ? AND r.type = 'knowledge' AND r.deleted = 0 AND r.user_id IS NULL
-       AND json_extract(o.data, '$.sourceHash') IS NOT NULL AND json_extract(o.data, '$.chunkIndex') = ?
+     WHERE r.agent_id = ? AND r.source = ? AND ${SYNC_CHUNK} AND json_extract(o.data, '$.chunkIndex') = ?
      ORDER BY r.id LIMIT 1`,
     agentId,
     source,
@@ -124,20 +136,10 @@ export function surplusChunks(db: Database, agentId: string, source: string, exp
     source,
   );
   if (Number(live?.n ?? 0) <= expected) return [];
-  const rows = db.all(
-    `SELECT r.id, json_extract(o.data, '$.chunkIndex') AS place FROM refs r INDEXED BY refs_source
-     JOIN objects o ON o.seq = r.object_seq
-     WHERE r.agent_id = ? AND r.source = ? AND r.type = 'knowledge' AND r.deleted = 0 AND r.user_id IS NULL
-       AND json_extract(o.data, '$.sourceHash') IS NOT NULL
-     ORDER BY place, r.id`,
-    agentId,
-    source,
-  );
   const taken = new Set<string>();
   const surplus: string[] = [];
-  for (const row of rows) {
-    const place = String(row.place);
-    if (taken.has(place)) surplus.push(String(row.id));
+  for (const { id, place } of chunkPlaces(db, agentId, source)) {
+    if (taken.has(place)) surplus.push(id);
     else taken.add(place);
   }
   return surplus;
@@ -166,12 +168,8 @@ export function chunkCounts(db: Database, agentId: string): Map<string, number> 
 
 /**
  * The documents sync knows (in `scope`) that still have a live chunk of its
- * own (one saved by hand with the same source does not count: sync's chunks
- * carry a sourceHash). Objects are canonical JSON with flat keys, where
- * `"sourceHash":"` can only be that key (a quote inside a string value is
- * escaped), so a substring test stands in for parsing every chunk. A sync
- * only needs to know that, and stopping at the first chunk is several times
- * cheaper than counting them all.
+ * own. A sync only needs to know that, and stopping at the first chunk is
+ * several times cheaper than counting them all.
  */
 export function liveDocuments(db: Database, agentId: string, scope?: DocumentScope): Set<string> {
   const where = scopeClause('f.path', scope);
@@ -180,8 +178,7 @@ export function liveDocuments(db: Database, agentId: string, scope?: DocumentSco
     `SELECT f.path FROM rag_files f
      WHERE f.agent_id = ?${where.sql} AND EXISTS (
        SELECT 1 FROM refs r INDEXED BY refs_source JOIN objects o ON o.seq = r.object_seq
-       WHERE r.agent_id = f.agent_id AND r.source = f.path AND r.type = 'knowledge' AND r.deleted = 0
-         AND r.user_id IS NULL AND instr(o.data, '"sourceHash":"') > 0)`,
+       WHERE r.agent_id = f.agent_id AND r.source = f.path AND ${SYNC_CHUNK})`,
     agentId,
     ...where.params,
   )) {
