@@ -148,12 +148,22 @@ describe('@memory chat participant', function () {
     assert.equal(await memory.memories.get(mined.id), null);
   });
 
-  it('mines a quiet conversation by itself when auto-mining is on', async () => {
+  /** Runs `work` in a new conversation with auto-mining on after `delaySeconds`, then turns it off again. */
+  async function withAutoMining(delaySeconds: number, work: (config: vscode.WorkspaceConfiguration) => Promise<void>) {
     const config = vscode.workspace.getConfiguration('workspaceMemory');
     await config.update('mining.auto', true, vscode.ConfigurationTarget.Workspace);
-    await config.update('mining.autoDelaySeconds', 1, vscode.ConfigurationTarget.Workspace);
+    await config.update('mining.autoDelaySeconds', delaySeconds, vscode.ConfigurationTarget.Workspace);
     try {
       await vscode.commands.executeCommand('workbench.action.chat.newChat');
+      await work(config);
+    } finally {
+      await config.update('mining.auto', undefined, vscode.ConfigurationTarget.Workspace);
+      await config.update('mining.autoDelaySeconds', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  }
+
+  it('mines a quiet conversation by itself when auto-mining is on', async () => {
+    await withAutoMining(1, async () => {
       const { metadata } = await sendChat('@memory I prefer dark themes in every editor');
       const { memory, scope } = await store();
       await waitFor('the auto-mined profile fact', async () => {
@@ -161,26 +171,16 @@ describe('@memory chat participant', function () {
         return /I prefer dark themes/.test(profile?.content ?? '');
       });
       assert.equal((await session(metadata!)).mined, true);
-    } finally {
-      await config.update('mining.auto', undefined, vscode.ConfigurationTarget.Workspace);
-      await config.update('mining.autoDelaySeconds', undefined, vscode.ConfigurationTarget.Workspace);
-    }
+    });
   });
 
   it('drops a scheduled auto-mining when auto-mining is turned off meanwhile', async () => {
-    const config = vscode.workspace.getConfiguration('workspaceMemory');
-    await config.update('mining.auto', true, vscode.ConfigurationTarget.Workspace);
-    await config.update('mining.autoDelaySeconds', 2, vscode.ConfigurationTarget.Workspace);
-    try {
-      await vscode.commands.executeCommand('workbench.action.chat.newChat');
+    await withAutoMining(2, async (config) => {
       const { metadata } = await sendChat('@memory The harbour office closes at noon on Saturdays');
       await config.update('mining.auto', undefined, vscode.ConfigurationTarget.Workspace);
       await new Promise((resolve) => setTimeout(resolve, 3500));
       assert.notEqual((await session(metadata!)).mined, true);
-    } finally {
-      await config.update('mining.auto', undefined, vscode.ConfigurationTarget.Workspace);
-      await config.update('mining.autoDelaySeconds', undefined, vscode.ConfigurationTarget.Workspace);
-    }
+    });
   });
 
   it('/consolidate shows a plan first and changes nothing until it is applied', async () => {
