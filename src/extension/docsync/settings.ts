@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { SECTION } from '../config';
+import { SECTION, wholeSetting } from '../config';
 import { extensionsOf, ignorePatterns } from './globs';
 
 const DEFAULT_INCLUDE = ['**/*.{md,mdx,markdown,txt,rst,adoc}'];
@@ -67,8 +67,7 @@ export function planWorkspace(folders: readonly vscode.WorkspaceFolder[]): Works
 
 /** How long the watcher waits for more changes before syncing them. */
 export function debounceMs(): number {
-  const value = vscode.workspace.getConfiguration(`${SECTION}.docSync`).get<number>('debounceMs');
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : DEFAULT_DEBOUNCE_MS;
+  return wholeSetting('docSync.debounceMs', DEFAULT_DEBOUNCE_MS, 50, 60_000);
 }
 
 /** Folder names, made unique (two folders may share a name) and usable as a path segment. */

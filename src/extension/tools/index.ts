@@ -11,9 +11,9 @@ type ToolInput = Record<string, unknown>;
 
 /**
  * The entity a destructive call would change, so the confirmation names it:
- * the one given by id, or the near-duplicate a memory_save would give its
- * content to. Undefined when memory_save would only add (it needs no
- * confirmation then); null when the target cannot be shown.
+ * the one given by id, or the near-duplicate a memory_save or skill_save
+ * would give its content to. Undefined when a save would only add (it needs
+ * no confirmation then); null when the target cannot be shown.
  */
 async function target(services: Services, operation: Operation, input: ToolInput): Promise<Entity | null | undefined> {
   try {
