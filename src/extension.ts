@@ -6,6 +6,7 @@ import { registerSearchCommands } from './extension/commands/search-commands';
 import { registerStoreCommands } from './extension/commands/store-commands';
 import { registerChatParticipant } from './extension/chat/participant';
 import { registerDocSync } from './extension/docsync';
+import { Features, requireFeature } from './extension/features';
 import type { DocSyncState } from './extension/docsync/status';
 import { registerMemoryFileSystem } from './extension/documents/memory-fs';
 import { type Services, StoreService } from './extension/services';
@@ -18,8 +19,12 @@ import { type Views, registerViews } from './extension/views';
 /** What `activate` returns: the extension's services and views, for the integration tests and other extensions. */
 export interface WorkspaceMemoryApi {
   services: Services;
-  views: Views;
-  docSync: DocSyncState;
+  /** Undefined when the views failed to register (see failedFeatures). */
+  views: Views | undefined;
+  /** Undefined when document sync failed to register (see failedFeatures). */
+  docSync: DocSyncState | undefined;
+  /** The features that failed to register: each was logged and shown, and the others work. */
+  failedFeatures: readonly string[];
   /** The MCP server VS Code is offered for this workspace (command, arguments, environment). */
   mcpServer: () => vscode.McpStdioServerDefinition;
   startup: Startup;
@@ -73,33 +78,33 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
   // An opening failure has been shown already (an error is shown once); anything else is shown here.
   ready.catch((error: unknown) => service?.reportError(vscode.l10n.t('Opening the memory store'), error));
 
-  let views: ReturnType<typeof registerViews>;
-  let docSync: ReturnType<typeof registerDocSync>;
-  try {
-    registerMemoryFileSystem(context, service);
-    views = registerViews(context, service);
-    registerEntityCommands(context, service, views);
-    registerHistoryCommands(context, service, views);
-    registerSearchCommands(context, service);
-    registerStoreCommands(context, service);
-    registerTools(context, service);
-    registerMcpServer(context, service);
-    registerChatParticipant(context, service);
-    docSync = registerDocSync(context, service);
-    registerStatusBar(context, service, docSync);
-  } catch (error) {
-    // Activation failed: the worker started above must not keep the database open.
-    void service.dispose();
-    service = undefined;
-    throw error;
-  }
+  // Each feature registers on its own: one that fails is logged and shown,
+  // and the rest (chat, tools, commands, views) still work.
+  const store = service;
+  const features = new Features((feature, error) => {
+    log.error(
+      `The ${feature} failed to register: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    store.reportError(vscode.l10n.t('Starting the {0}', feature), error);
+  });
+  features.register('memory documents', () => registerMemoryFileSystem(context, store));
+  const views = features.register('views', () => registerViews(context, store));
+  features.register('entity commands', () => registerEntityCommands(context, store, requireFeature(views, 'views')));
+  features.register('history commands', () => registerHistoryCommands(context, store, requireFeature(views, 'views')));
+  features.register('search commands', () => registerSearchCommands(context, store));
+  features.register('store commands', () => registerStoreCommands(context, store));
+  features.register('language model tools', () => registerTools(context, store));
+  features.register('MCP server definition', () => registerMcpServer(context, store));
+  features.register('chat participant', () => registerChatParticipant(context, store));
+  const docSync = features.register('document sync', () => registerDocSync(context, store));
+  features.register('status bar', () => registerStatusBar(context, store, requireFeature(docSync, 'document sync')));
   activateMs = performance.now() - started;
-  const services = service;
   return {
-    services,
+    services: store,
     views,
     docSync,
-    mcpServer: () => mcpServerDefinition(context, services),
+    failedFeatures: features.failed,
+    mcpServer: () => mcpServerDefinition(context, store),
     startup: { activateMs, ready, rssAtActivation },
   };
 }

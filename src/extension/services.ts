@@ -24,6 +24,8 @@ export interface Services {
   readonly log: vscode.LogOutputChannel;
   /** The store, opened on first use; rejects with a clear error if it cannot be opened. */
   memory(): Promise<RemoteMemory>;
+  /** Runs `work` on the store once it is open: `services.use((memory) => memory.stats())`. */
+  use<T>(work: (memory: RemoteMemory) => Promise<T>): Promise<T>;
   client(): Promise<StoreClient>;
   scope(): Scope;
   /** The folder that holds the store. */
@@ -111,6 +113,10 @@ export class StoreService implements Services, vscode.Disposable {
 
   async memory(): Promise<RemoteMemory> {
     return (await this.client()).memory;
+  }
+
+  async use<T>(work: (memory: RemoteMemory) => Promise<T>): Promise<T> {
+    return work(await this.memory());
   }
 
   reportError(action: string, error: unknown): void {

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { COMMANDS } from '../../src/extension/commands/ids';
 import { toolContributions, toolStrings } from '../../src/extension/tools/manifest';
 
 const root = path.resolve(__dirname, '../..');
@@ -41,5 +42,33 @@ describe('package.json', () => {
     for (const [menu, items] of Object.entries(manifest.contributes.menus)) {
       for (const item of items) assert.ok(declared.has(item.command), `${menu}: ${item.command}`);
     }
+  });
+
+  it('declares exactly the commands the extension registers', () => {
+    assert.deepEqual(manifest.contributes.commands.map((c) => c.command).sort(), Object.values(COMMANDS).sort());
+  });
+});
+
+describe('command ids', () => {
+  /** Every TypeScript file under src/extension and the composition root. */
+  function sources(dir: string): string[] {
+    return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) return sources(file);
+      return entry.name.endsWith('.ts') ? [file] : [];
+    });
+  }
+
+  it('are written once: no source names a command by a string of its own', () => {
+    const files = [...sources(path.join(root, 'src/extension')), path.join(root, 'src/extension.ts')];
+    const ids = new Set<string>(Object.values(COMMANDS));
+    const strays = files
+      .filter((file) => !file.endsWith(path.join('commands', 'ids.ts')))
+      .flatMap((file) =>
+        [...fs.readFileSync(file, 'utf8').matchAll(/['"`](workspaceMemory\.\w+)['"`]/g)]
+          .filter((m) => ids.has(m[1]!))
+          .map((m) => `${path.relative(root, file)}: ${m[1]}`),
+      );
+    assert.deepEqual(strays, []);
   });
 });

@@ -9,9 +9,7 @@ import { restorableFields } from '../documents/format';
 import type { Services } from '../services';
 import { collectionOf } from '../store/collections';
 import type { SavedEntities } from './conversation';
-
-export const UNDO_COMMAND = 'workspaceMemory.undoChatSave';
-export const APPLY_CONSOLIDATION_COMMAND = 'workspaceMemory.applyConsolidationPlan';
+import { COMMANDS } from '../commands/ids';
 
 /**
  * Deletes what a reply created and puts back what it updated, but only
@@ -42,7 +40,7 @@ export async function undoSaved(services: Services, saved: SavedEntities): Promi
 
 export function registerChatActions(context: vscode.ExtensionContext, services: Services): void {
   context.subscriptions.push(
-    vscode.commands.registerCommand(UNDO_COMMAND, async (saved: SavedEntities) => {
+    vscode.commands.registerCommand(COMMANDS.undoChatSave, async (saved: SavedEntities) => {
       try {
         const undone = await undoSaved(services, saved);
         void vscode.window.showInformationMessage(
@@ -58,7 +56,7 @@ export function registerChatActions(context: vscode.ExtensionContext, services: 
         return undefined;
       }
     }),
-    vscode.commands.registerCommand(APPLY_CONSOLIDATION_COMMAND, async (plan: ConsolidationPlan) => {
+    vscode.commands.registerCommand(COMMANDS.applyConsolidationPlan, async (plan: ConsolidationPlan) => {
       try {
         const report = await applyConsolidationPlan(await services.memory(), plan);
         void vscode.window.showInformationMessage(

@@ -7,11 +7,11 @@ import * as vscode from 'vscode';
 import { type ConsolidationPlan, type ConsolidationTarget, planConsolidation } from '../../core/ai/consolidation';
 import { type MiningReport, mineSession } from '../../core/ai/mining';
 import { selectLanguageModel } from '../ai/lm-provider';
-import { APPLY_CONSOLIDATION_COMMAND, UNDO_COMMAND } from './actions';
 import type { CommandHandler, CommandOutcome } from './command';
 import type { SavedEntities } from './conversation';
 import { oneLine } from '../../core/text';
 import { type Reply, escape } from './reply';
+import { COMMANDS } from '../commands/ids';
 
 /** Words the /consolidate prompt may start with, and the collection each names. */
 const TARGET_WORDS: Record<string, ConsolidationTarget> = {
@@ -73,7 +73,7 @@ export const mine: CommandHandler = async (context): Promise<CommandOutcome | vo
     created: report.created.map(({ type, id }) => ({ type, id })),
     updated: report.updated.map(({ type, id, previousCommit }) => ({ type, id, previousCommit })),
   };
-  reply.button({ command: UNDO_COMMAND, title: vscode.l10n.t('Undo'), arguments: [saved] });
+  reply.button({ command: COMMANDS.undoChatSave, title: vscode.l10n.t('Undo'), arguments: [saved] });
   return { saved };
 };
 
@@ -137,6 +137,6 @@ export const consolidateCommand: CommandHandler = async (context): Promise<Comma
     return;
   }
   showPlan(reply, plan);
-  reply.button({ command: APPLY_CONSOLIDATION_COMMAND, title: vscode.l10n.t('Apply the plan'), arguments: [plan] });
+  reply.button({ command: COMMANDS.applyConsolidationPlan, title: vscode.l10n.t('Apply the plan'), arguments: [plan] });
   return { plan };
 };

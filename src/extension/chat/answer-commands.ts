@@ -85,7 +85,7 @@ export const answerFromRecall: CommandHandler = async (context) => {
   const { services, reply, request } = context;
   reply.progress(vscode.l10n.t('Recalling…'));
   const { agentId, userId } = services.scope();
-  const recalled = await (await services.memory()).recall(agentId, userId, request.prompt, recallBudget());
+  const recalled = await services.use((memory) => memory.recall(agentId, userId, request.prompt, recallBudget()));
   for (const item of recalled.items) reply.reference(item.entity);
   if (recalled.profile) reply.reference(recalled.profile);
   const memoryContext = recalled.formatted || 'The memory holds nothing relevant to this request.';

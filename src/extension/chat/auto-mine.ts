@@ -41,7 +41,7 @@ export class AutoMiner implements vscode.Disposable {
 
   private async turnsOf(sessionId: string): Promise<number | undefined> {
     try {
-      const session = await (await this.services.memory()).sessions.get(sessionId);
+      const session = await this.services.use((memory) => memory.sessions.get(sessionId));
       return session ? (session.messages?.length ?? 0) : undefined;
     } catch {
       return undefined;

@@ -4,11 +4,11 @@ import { inScope } from '../../core/operations/scope';
 import type { OperationScope } from '../../core/operations/types';
 import { SHARED_AGENT_ID, type CommitInfo, type Entity, type MemoryEntity } from '../../core/types';
 import { versionUri } from '../documents/uris';
-import { UNDO_COMMAND } from './actions';
 import { type CommandContext, type CommandHandler, type CommandOutcome, missingPrompt } from './command';
 import type { SavedEntities } from './conversation';
 import { oneLine } from '../../core/text';
 import { escape } from './reply';
+import { COMMANDS } from '../commands/ids';
 
 /** How many candidates /forget and /history offer when the prompt is a search. */
 const CANDIDATES = 5;
@@ -36,7 +36,7 @@ export const remember: CommandHandler = async (context): Promise<CommandOutcome 
   reply.anchor(entity, vscode.l10n.t('Open it'));
   reply.markdown('\n\n');
   reply.reference(entity);
-  reply.button({ command: UNDO_COMMAND, title: vscode.l10n.t('Undo'), arguments: [saved] });
+  reply.button({ command: COMMANDS.undoChatSave, title: vscode.l10n.t('Undo'), arguments: [saved] });
   return { saved };
 };
 
@@ -88,7 +88,7 @@ export const forget: CommandHandler = async (context) => {
     reply.markdown('\n\n');
     reply.reference(entity);
     reply.button({
-      command: 'workspaceMemory.delete',
+      command: COMMANDS.delete,
       title: found.length === 1 ? vscode.l10n.t('Forget') : vscode.l10n.t('Forget {0}', entity.id),
       // The click is the confirmation: the Delete command asks no second time.
       arguments: [{ kind: 'entity', entity }, { confirmed: true }],
@@ -155,7 +155,7 @@ function visible(entity: Pick<Entity, 'agentId' | 'userId'>, scope: OperationSco
 export const snapshot: CommandHandler = async (context) => {
   const { services, reply, request } = context;
   reply.progress(vscode.l10n.t('Taking a snapshot…'));
-  const info = await (await services.memory()).snapshot(request.prompt.trim());
+  const info = await services.use((memory) => memory.snapshot(request.prompt.trim()));
   const size = `${(info.bytes / 1024).toFixed(0)} KB`;
   reply.markdown(
     vscode.l10n.t(
@@ -166,5 +166,5 @@ export const snapshot: CommandHandler = async (context) => {
       size,
     ),
   );
-  reply.button({ command: 'workspaceMemory.restoreSnapshot', title: vscode.l10n.t('Restore a snapshot…') });
+  reply.button({ command: COMMANDS.restoreSnapshot, title: vscode.l10n.t('Restore a snapshot…') });
 };

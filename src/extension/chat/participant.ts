@@ -16,11 +16,12 @@ import { type ChatMetadata, ConversationLog, identifyConversation, requestText }
 import { forget, history, remember, snapshot } from './memory-commands';
 import { Reply } from './reply';
 import { recallCommand, searchCommand } from './search-commands';
+import { COMMANDS } from '../commands/ids';
 
 export const PARTICIPANT_ID = 'workspaceMemory.memory';
 
 /** One handler per command of the participant's contribution. */
-const COMMANDS: Readonly<Record<string, CommandHandler>> = {
+const SLASH_COMMANDS: Readonly<Record<string, CommandHandler>> = {
   remember,
   recall: recallCommand,
   search: searchCommand,
@@ -61,7 +62,7 @@ function showFailure(services: Services, reply: Reply, command: string | undefin
   const message = error instanceof Error ? error.message : String(error);
   services.log.error(`@memory ${command ? `/${command}` : ''} failed: ${message}`);
   reply.markdown(`\n\n**${vscode.l10n.t('That did not work:')}** ${message}\n\n${wayForward(error)}`);
-  reply.button({ command: 'workspaceMemory.showLog', title: vscode.l10n.t('Show Log') });
+  reply.button({ command: COMMANDS.showLog, title: vscode.l10n.t('Show Log') });
 }
 
 async function handle(
@@ -80,7 +81,7 @@ async function handle(
   const cancelled = token.onCancellationRequested(() => controller.abort());
   let failed = false;
   try {
-    const handler = request.command ? COMMANDS[request.command] : answerFromRecall;
+    const handler = request.command ? SLASH_COMMANDS[request.command] : answerFromRecall;
     if (handler) {
       const outcome = await handler({ services, request, chat, reply, signal: controller.signal, conversation, log });
       Object.assign(metadata, outcome ?? {});

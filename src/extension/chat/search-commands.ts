@@ -14,7 +14,7 @@ export const recallCommand: CommandHandler = async (context) => {
   const { services, reply, request } = context;
   reply.progress(vscode.l10n.t('Recalling…'));
   const { agentId, userId } = services.scope();
-  const result = await (await services.memory()).recall(agentId, userId, request.prompt, recallBudget());
+  const result = await services.use((memory) => memory.recall(agentId, userId, request.prompt, recallBudget()));
   const leftOut = result.leftOut
     ? ' ' +
       vscode.l10n.t('{0} more matching items did not fit the budget (workspaceMemory.recall.maxChars).', result.leftOut)
@@ -49,7 +49,9 @@ export const searchCommand: CommandHandler = async (context) => {
   const { services, reply, request } = context;
   reply.progress(vscode.l10n.t('Searching…'));
   const { agentId, userId } = services.scope();
-  const results = await (await services.memory()).worker.searchAll(agentId, userId, request.prompt, SEARCH_LIMIT);
+  const results = await services.use((memory) =>
+    memory.worker.searchAll(agentId, userId, request.prompt, SEARCH_LIMIT),
+  );
   if (results.length === 0) {
     reply.markdown(vscode.l10n.t('Nothing matches "{0}".', oneLine(request.prompt, 80)));
     return;

@@ -14,6 +14,7 @@ import { confirm, openEntity, reporting } from '../ui';
 import type { Views } from '../views';
 import type { CollectionNode } from '../views/collections-tree';
 import type { CommitNode } from '../views/history-tree';
+import { COMMANDS } from './ids';
 
 /** What entity commands accept: a tree row, a history row, an editor's document, or nothing (the active editor). */
 export type EntityArgument = CollectionNode | CommitNode | vscode.Uri | undefined;
@@ -28,7 +29,7 @@ export async function resolveEntity(services: Services, argument: EntityArgument
     void vscode.window.showInformationMessage(vscode.l10n.t('Select a memory in the Memory view first.'));
     return undefined;
   }
-  const entity = await (await services.memory()).get(id);
+  const entity = await services.use((memory) => memory.get(id));
   if (!entity) void vscode.window.showWarningMessage(vscode.l10n.t('{0} no longer exists.', id));
   return entity ?? undefined;
 }
@@ -180,15 +181,15 @@ export function registerEntityCommands(context: vscode.ExtensionContext, service
     reporting(services, action, fn);
   context.subscriptions.push(
     vscode.commands.registerCommand(
-      'workspaceMemory.addMemory',
+      COMMANDS.addMemory,
       run(vscode.l10n.t('Adding a memory'), (options?: AddMemoryOptions) => addMemory(services, views, options ?? {})),
     ),
     vscode.commands.registerCommand(
-      'workspaceMemory.saveSelection',
+      COMMANDS.saveSelection,
       run(vscode.l10n.t('Saving the selection'), () => saveSelection(services, views)),
     ),
     vscode.commands.registerCommand(
-      'workspaceMemory.open',
+      COMMANDS.open,
       run(vscode.l10n.t('Opening'), async (argument: EntityArgument) => {
         const entity = await resolveEntity(services, argument);
         if (!entity) return;
@@ -197,20 +198,20 @@ export function registerEntityCommands(context: vscode.ExtensionContext, service
       }),
     ),
     vscode.commands.registerCommand(
-      'workspaceMemory.edit',
+      COMMANDS.edit,
       run(vscode.l10n.t('Opening for edit'), async (argument: EntityArgument) => {
         const entity = await resolveEntity(services, argument);
         if (entity) await openEntity(entity, true);
       }),
     ),
     vscode.commands.registerCommand(
-      'workspaceMemory.delete',
+      COMMANDS.delete,
       run(vscode.l10n.t('Deleting'), (argument: EntityArgument, options?: { confirmed?: boolean }) =>
         deleteEntity(services, argument, options ?? {}),
       ),
     ),
     vscode.commands.registerCommand(
-      'workspaceMemory.copyId',
+      COMMANDS.copyId,
       run(vscode.l10n.t('Copying the id'), async (argument: EntityArgument) => {
         const id =
           argument && 'kind' in argument && argument.kind === 'commit'
@@ -219,8 +220,8 @@ export function registerEntityCommands(context: vscode.ExtensionContext, service
         if (id) await vscode.env.clipboard.writeText(id);
       }),
     ),
-    vscode.commands.registerCommand('workspaceMemory.refresh', () => views.collections.refresh()),
-    vscode.commands.registerCommand('workspaceMemory.showMore', (node: Extract<CollectionNode, { kind: 'more' }>) =>
+    vscode.commands.registerCommand(COMMANDS.refresh, () => views.collections.refresh()),
+    vscode.commands.registerCommand(COMMANDS.showMore, (node: Extract<CollectionNode, { kind: 'more' }>) =>
       views.collections.showMore(node),
     ),
   );

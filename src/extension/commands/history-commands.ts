@@ -7,6 +7,7 @@ import { confirm, reporting } from '../ui';
 import type { Views } from '../views';
 import type { CommitNode } from '../views/history-tree';
 import { type EntityArgument, resolveEntity } from './entity-commands';
+import { COMMANDS } from './ids';
 
 /**
  * The history row a command is about: its argument; else the version open in
@@ -92,7 +93,7 @@ export function registerHistoryCommands(context: vscode.ExtensionContext, servic
     );
   context.subscriptions.push(
     vscode.commands.registerCommand(
-      'workspaceMemory.showHistory',
+      COMMANDS.showHistory,
       run(vscode.l10n.t('Showing the history'), async (argument) => {
         const entity = await resolveEntity(services, argument);
         if (!entity) return;
@@ -101,7 +102,7 @@ export function registerHistoryCommands(context: vscode.ExtensionContext, servic
       }),
     ),
     vscode.commands.registerCommand(
-      'workspaceMemory.openVersion',
+      COMMANDS.openVersion,
       run(vscode.l10n.t('Opening the version'), async (argument) => {
         const node = await resolveCommit(services, views, argument);
         if (!node?.hasVersion) return;
@@ -110,11 +111,11 @@ export function registerHistoryCommands(context: vscode.ExtensionContext, servic
       }),
     ),
     vscode.commands.registerCommand(
-      'workspaceMemory.compareWithPrevious',
+      COMMANDS.compareWithPrevious,
       run(vscode.l10n.t('Comparing versions'), (argument) => compareWithPrevious(services, views, argument)),
     ),
     vscode.commands.registerCommand(
-      'workspaceMemory.restoreVersion',
+      COMMANDS.restoreVersion,
       run(vscode.l10n.t('Restoring the version'), (argument, options) =>
         restoreVersion(services, views, argument, options),
       ),

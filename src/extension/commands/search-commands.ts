@@ -6,6 +6,7 @@ import { entityUri } from '../documents/uris';
 import type { Services } from '../services';
 import { openEntity, reporting, showMarkdown } from '../ui';
 import { TYPE_INFO, entityDescription, entityLabel } from '../views/labels';
+import { COMMANDS } from './ids';
 
 /** Typing pauses this long before a search runs. */
 const SEARCH_DELAY_MS = 120;
@@ -99,7 +100,7 @@ async function previewRecall(services: Services, options: { query?: string }) {
     }));
   if (!query) return;
   const { agentId, userId } = services.scope();
-  const result = await (await services.memory()).recall(agentId, userId, query, recallBudget());
+  const result = await services.use((memory) => memory.recall(agentId, userId, query, recallBudget()));
   const header = vscode.l10n.t(
     '<!-- Recall for "{0}": {1} items, {2} characters, about {3} tokens; {4} more matching items did not fit the budget. This is the context a model would receive. -->',
     query,
@@ -115,13 +116,13 @@ async function previewRecall(services: Services, options: { query?: string }) {
 export function registerSearchCommands(context: vscode.ExtensionContext, services: Services): void {
   context.subscriptions.push(
     vscode.commands.registerCommand(
-      'workspaceMemory.search',
+      COMMANDS.search,
       reporting(services, vscode.l10n.t('Searching'), (options?: { query?: string }) =>
         search(services, options ?? {}),
       ),
     ),
     vscode.commands.registerCommand(
-      'workspaceMemory.previewRecall',
+      COMMANDS.previewRecall,
       reporting(services, vscode.l10n.t('Previewing recall'), (options?: { query?: string }) =>
         previewRecall(services, options ?? {}),
       ),

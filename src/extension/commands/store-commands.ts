@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Services } from '../services';
 import { confirm, reporting, showMarkdown, withProgress } from '../ui';
+import { COMMANDS, type CommandId } from './ids';
 
 function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -48,7 +49,7 @@ async function restoreSnapshot(services: Services, options: StoreCommandOptions)
   if (snapshots.length === 0) {
     const create = vscode.l10n.t('Create Snapshot');
     const choice = await vscode.window.showInformationMessage(vscode.l10n.t('There are no snapshots yet.'), create);
-    if (choice === create) await vscode.commands.executeCommand('workspaceMemory.createSnapshot');
+    if (choice === create) await vscode.commands.executeCommand(COMMANDS.createSnapshot);
     return;
   }
   const items = snapshots.map((snapshot) => ({
@@ -186,7 +187,7 @@ async function verify(services: Services) {
 }
 
 async function showStats(services: Services) {
-  const stats = await (await services.memory()).stats();
+  const stats = await services.use((memory) => memory.stats());
   const { agentId, userId } = services.scope();
   const rows: [string, string | number][] = [
     [vscode.l10n.t('Memories'), stats.memories],
@@ -230,14 +231,14 @@ async function rebuildIndex(services: Services) {
 }
 
 export function registerStoreCommands(context: vscode.ExtensionContext, services: Services): void {
-  const commands: [string, string, (services: Services, options: StoreCommandOptions) => Promise<unknown>][] = [
-    ['workspaceMemory.createSnapshot', vscode.l10n.t('Creating a snapshot'), createSnapshot],
-    ['workspaceMemory.restoreSnapshot', vscode.l10n.t('Restoring a snapshot'), restoreSnapshot],
-    ['workspaceMemory.export', vscode.l10n.t('Export'), exportStore],
-    ['workspaceMemory.import', vscode.l10n.t('Import'), importStore],
-    ['workspaceMemory.verify', vscode.l10n.t('Verify'), verify],
-    ['workspaceMemory.showStats', vscode.l10n.t('Stats'), showStats],
-    ['workspaceMemory.rebuildIndex', vscode.l10n.t('Rebuilding the index'), rebuildIndex],
+  const commands: [CommandId, string, (services: Services, options: StoreCommandOptions) => Promise<unknown>][] = [
+    [COMMANDS.createSnapshot, vscode.l10n.t('Creating a snapshot'), createSnapshot],
+    [COMMANDS.restoreSnapshot, vscode.l10n.t('Restoring a snapshot'), restoreSnapshot],
+    [COMMANDS.export, vscode.l10n.t('Export'), exportStore],
+    [COMMANDS.import, vscode.l10n.t('Import'), importStore],
+    [COMMANDS.verify, vscode.l10n.t('Verify'), verify],
+    [COMMANDS.showStats, vscode.l10n.t('Stats'), showStats],
+    [COMMANDS.rebuildIndex, vscode.l10n.t('Rebuilding the index'), rebuildIndex],
   ];
   for (const [id, action, fn] of commands) {
     context.subscriptions.push(
@@ -247,5 +248,5 @@ export function registerStoreCommands(context: vscode.ExtensionContext, services
       ),
     );
   }
-  context.subscriptions.push(vscode.commands.registerCommand('workspaceMemory.showLog', () => services.log.show()));
+  context.subscriptions.push(vscode.commands.registerCommand(COMMANDS.showLog, () => services.log.show()));
 }

@@ -4,6 +4,7 @@ import type { Services } from '../services';
 import { DocSyncController } from './controller';
 import { DocSyncModel } from './state';
 import type { DocSyncState } from './status';
+import { COMMANDS } from '../commands/ids';
 
 export type { DocSyncState, DocSyncStatus } from './status';
 
@@ -34,7 +35,7 @@ export function registerDocSync(context: vscode.ExtensionContext, services: Serv
   context.subscriptions.push(
     model,
     controller,
-    vscode.commands.registerCommand('workspaceMemory.syncDocs', () => controller.syncNow()),
+    vscode.commands.registerCommand(COMMANDS.syncDocs, () => controller.syncNow()),
     vscode.workspace.onDidGrantWorkspaceTrust(() => controller.restart()),
     vscode.workspace.onDidChangeWorkspaceFolders(() => controller.restart()),
     vscode.workspace.onDidChangeConfiguration((event) => {

@@ -139,7 +139,7 @@ export class SyncRunner {
 
   private async refreshCounts(): Promise<void> {
     try {
-      const status = await (await this.services.memory()).rag.status(this.agentId());
+      const status = await this.services.use((memory) => memory.rag.status(this.agentId()));
       this.model.update({
         state: 'idle',
         progress: undefined,

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { DocSyncState, DocSyncStatus } from '../docsync/status';
 import type { Services } from '../services';
 import { throttled } from '../throttled';
+import { COMMANDS } from '../commands/ids';
 
 /** Counting runs at most this often while the store is busy (a doc sync writes thousands of chunks). */
 const COUNT_DELAY_MS = 500;
@@ -25,7 +26,7 @@ function syncText(status: DocSyncStatus): string {
 export function registerStatusBar(context: vscode.ExtensionContext, services: Services, docSync: DocSyncState): void {
   const item = vscode.window.createStatusBarItem('workspaceMemory.status', vscode.StatusBarAlignment.Right, 100);
   item.name = vscode.l10n.t('Workspace Memory');
-  item.command = 'workspaceMemory.search';
+  item.command = COMMANDS.search;
   let entities: number | undefined;
 
   const render = () => {
@@ -50,7 +51,7 @@ export function registerStatusBar(context: vscode.ExtensionContext, services: Se
   const count = async () => {
     try {
       // The same scoped counts as the Collections view; stats() would scan whole tables on every burst of writes.
-      const counts = await (await services.memory()).worker.scopeCounts(services.scope().agentId);
+      const counts = await services.use((memory) => memory.worker.scopeCounts(services.scope().agentId));
       entities = Object.values(counts).reduce((sum, { own, shared }) => sum + own + shared, 0);
     } catch (error) {
       services.log.warn(`Could not count the store's entities: ${(error as Error).message}`);

@@ -5,6 +5,7 @@ import { entityUri } from '../documents/uris';
 import type { Services } from '../services';
 import { COLLECTION_OF } from '../store/collections';
 import { TYPE_INFO, entityDescription, entityLabel, entityTooltip, scopeLabel } from './labels';
+import { COMMANDS } from '../commands/ids';
 
 /** Entities listed per scope before a "Show more" row. */
 const PAGE = 200;
@@ -150,7 +151,7 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
         item.iconPath = new vscode.ThemeIcon(TYPE_INFO[entity.type].icon);
         item.contextValue = `entity.${entity.type}`;
         item.resourceUri = entityUri(entity);
-        item.command = { command: 'workspaceMemory.open', title: vscode.l10n.t('Open'), arguments: [node] };
+        item.command = { command: COMMANDS.open, title: vscode.l10n.t('Open'), arguments: [node] };
         return item;
       }
       case 'more': {
@@ -159,7 +160,7 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
           vscode.TreeItemCollapsibleState.None,
         );
         item.iconPath = new vscode.ThemeIcon('ellipsis');
-        item.command = { command: 'workspaceMemory.showMore', title: vscode.l10n.t('Show more'), arguments: [node] };
+        item.command = { command: COMMANDS.showMore, title: vscode.l10n.t('Show more'), arguments: [node] };
         return item;
       }
     }

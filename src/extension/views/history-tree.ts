@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { CommitInfo, EntityType } from '../../core/types';
 import type { Services } from '../services';
 import { TYPE_INFO, entityLabel, relativeTime } from './labels';
+import { COMMANDS } from '../commands/ids';
 
 export interface CommitNode {
   kind: 'commit';
@@ -64,7 +65,7 @@ export class HistoryTree implements vscode.TreeDataProvider<CommitNode> {
     if (node || !this.target) return [];
     const target = this.target;
     try {
-      const { commits, latest } = await (await this.services.memory()).worker.historyOutline(target.id);
+      const { commits, latest } = await this.services.use((memory) => memory.worker.historyOutline(target.id));
       const label = latest ? entityLabel(latest) : target.id;
       if (this.view) {
         this.view.description = label;
@@ -111,7 +112,7 @@ export class HistoryTree implements vscode.TreeDataProvider<CommitNode> {
     item.contextValue = flags.join('.');
     if (node.hasVersion) {
       item.command = {
-        command: 'workspaceMemory.openVersion',
+        command: COMMANDS.openVersion,
         title: vscode.l10n.t('Open This Version'),
         arguments: [node],
       };

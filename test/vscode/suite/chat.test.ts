@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { ConsolidationPlan } from '../../../src/core/ai/consolidation';
 import type { MemoryEntity, SessionEntity } from '../../../src/core/types';
-import { APPLY_CONSOLIDATION_COMMAND, UNDO_COMMAND } from '../../../src/extension/chat/actions';
+import { COMMANDS } from '../../../src/extension/commands/ids';
 import type { ChatMetadata } from '../../../src/extension/chat/conversation';
 import { extensionApi, waitFor } from './extension-api';
 import { fakeModel, sendChat } from './fake-model';
@@ -54,7 +54,7 @@ describe('@memory chat participant', function () {
     assert.equal(stored.messages?.[0]?.content, '/remember The billing job runs at 03:00 marina time');
     assert.match(stored.messages?.[1]?.content ?? '', new RegExp(created.id));
 
-    const undone = await vscode.commands.executeCommand<number>(UNDO_COMMAND, metadata.saved);
+    const undone = await vscode.commands.executeCommand<number>(COMMANDS.undoChatSave, metadata.saved);
     assert.equal(undone, 1);
     assert.equal(await memory.memories.get(created.id), null);
   });
@@ -144,7 +144,7 @@ describe('@memory chat participant', function () {
     assert.match((await memory.get(profiles[0]!.id))?.content ?? '', /I prefer short answers/);
     assert.equal((await session(metadata)).mined, true);
 
-    await vscode.commands.executeCommand(UNDO_COMMAND, metadata.saved);
+    await vscode.commands.executeCommand(COMMANDS.undoChatSave, metadata.saved);
     assert.equal(await memory.memories.get(mined.id), null);
   });
 
@@ -200,7 +200,7 @@ describe('@memory chat participant', function () {
     );
     assert.ok((await memory.memories.get(a.id)) && (await memory.memories.get(b.id)), 'a plan writes nothing');
 
-    await vscode.commands.executeCommand(APPLY_CONSOLIDATION_COMMAND, plan);
+    await vscode.commands.executeCommand(COMMANDS.applyConsolidationPlan, plan);
     const left = [await memory.memories.get(a.id), await memory.memories.get(b.id)].filter(Boolean);
     assert.equal(left.length, 1, 'merged into one');
   });

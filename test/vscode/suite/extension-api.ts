@@ -5,12 +5,22 @@ import type { WorkspaceMemoryApi } from '../../../src/extension';
 
 export const EXTENSION_ID = 'workspace-memory.workspace-memory';
 
-export async function extensionApi(): Promise<WorkspaceMemoryApi> {
+/** The API with every feature registered: a feature that failed to register fails the test that needs it. */
+export type RegisteredApi = WorkspaceMemoryApi & {
+  views: NonNullable<WorkspaceMemoryApi['views']>;
+  docSync: NonNullable<WorkspaceMemoryApi['docSync']>;
+};
+
+export async function extensionApi(): Promise<RegisteredApi> {
   const extension = vscode.extensions.getExtension<WorkspaceMemoryApi | undefined>(EXTENSION_ID);
   if (!extension) throw new Error(`${EXTENSION_ID} is not loaded`);
   const api = await extension.activate();
   if (!api) throw new Error('The extension did not activate (no node:sqlite?)');
-  return api;
+  const { views, docSync, failedFeatures } = api;
+  if (failedFeatures.length > 0 || !views || !docSync) {
+    throw new Error(`Features failed to register: ${failedFeatures.join(', ')}`);
+  }
+  return { ...api, views, docSync };
 }
 
 /** Polls `probe` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
