@@ -1,6 +1,11 @@
 import * as assert from 'node:assert/strict';
-import { parseEntityDocument, renderEntity, restorableFields } from '../../src/extension/documents/format';
-import type { MemoryEntity, SessionEntity, SkillEntity } from '../../src/core/types';
+import {
+  isSyncedChunk,
+  parseEntityDocument,
+  renderEntity,
+  restorableFields,
+} from '../../src/extension/documents/format';
+import type { KnowledgeEntity, MemoryEntity, SessionEntity, SkillEntity } from '../../src/core/types';
 import { MemoryError } from '../../src/core/errors';
 
 const memory: MemoryEntity = {
@@ -22,7 +27,39 @@ function rejects(fn: () => unknown, pattern: RegExp): void {
   );
 }
 
+const chunk: KnowledgeEntity = {
+  id: 'knowledge-1',
+  type: 'knowledge',
+  agentId: 'default',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  content: '# Setup\nRun npm ci.',
+  tags: [],
+  source: 'docs/setup.md',
+  startLine: 3,
+  endLine: 4,
+  chunkIndex: 0,
+  sourceHash: 'abc',
+};
+
 describe('entity documents', () => {
+  it('says how each document can be changed: the current version by saving, an old one or a synced chunk not at all', () => {
+    assert.match(renderEntity(memory), /saving makes a new version/);
+    const old = renderEntity(memory, true);
+    assert.doesNotMatch(old, /saving makes a new version/);
+    assert.match(old, /An old version, read-only: Restore This Version/);
+    const synced = renderEntity(chunk);
+    assert.match(synced, /# from docs\/setup\.md:3-4/);
+    assert.match(synced, /Read-only: doc sync keeps this chunk in step with its file/);
+  });
+
+  it('tells synced chunks from knowledge a person saved with a source', () => {
+    assert.equal(isSyncedChunk(chunk), true);
+    assert.equal(isSyncedChunk({ ...chunk, userId: 'ana' }), false);
+    assert.equal(isSyncedChunk({ ...chunk, sourceHash: undefined }), false);
+    assert.equal(isSyncedChunk(memory), false);
+  });
+
   it('round-trips: an unchanged document asks for no update', () => {
     const text = renderEntity(memory);
     assert.match(text, /^---\n# memory memory-1 · agent default · user ana/);

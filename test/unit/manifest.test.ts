@@ -44,6 +44,14 @@ describe('package.json', () => {
     }
   });
 
+  it('writes welcome texts without Markdown emphasis, which views show literally (only links render)', () => {
+    const welcomes = (manifest.contributes.viewsWelcome as { contents: string }[]).map((w) =>
+      w.contents.replace(/^%(.+)%$/, (_, key: string) => nls[key] ?? key),
+    );
+    assert.ok(welcomes.length > 0);
+    for (const text of welcomes) assert.doesNotMatch(text, /\*\*|__|`/, text);
+  });
+
   it('declares exactly the commands the extension registers', () => {
     assert.deepEqual(manifest.contributes.commands.map((c) => c.command).sort(), Object.values(COMMANDS).sort());
   });

@@ -3,8 +3,9 @@
  * of the text shown, so the turn can be stored in the conversation's session.
  */
 import * as vscode from 'vscode';
-import type { Entity, KnowledgeEntity } from '../../core/types';
-import { planWorkspace } from '../docsync/settings';
+import type { Entity } from '../../core/types';
+import { chunkLocation } from '../documents/chunk-location';
+import { isSyncedChunk } from '../documents/format';
 import { entityUri } from '../documents/uris';
 
 /** Inline Markdown that shows `text` literally: stored content may hold `*`, `_`, `[`, HTML… */
@@ -12,29 +13,12 @@ export function escape(text: string): string {
   return text.replace(/[\\`*_[\]<>|]/g, (c) => `\\${c}`);
 }
 
-/**
- * Where a document chunk came from, as a location in the workspace. Chunk
- * sources are relative paths, prefixed with the folder's name when the
- * workspace has several folders (see docsync/settings.ts).
- */
-export function chunkLocation(chunk: KnowledgeEntity): vscode.Location | undefined {
-  if (!chunk.source) return undefined;
-  const plans = planWorkspace(vscode.workspace.workspaceFolders ?? []).active;
-  const plan = plans.find((p) => p.options.sourcePrefix && chunk.source!.startsWith(`${p.options.sourcePrefix}/`));
-  const folder = plan?.folder ?? (plans.length === 1 ? plans[0]!.folder : undefined);
-  if (!folder) return undefined;
-  const relative = plan ? chunk.source.slice(plan.options.sourcePrefix!.length + 1) : chunk.source;
-  const line = Math.max((chunk.startLine ?? 1) - 1, 0);
-  return new vscode.Location(vscode.Uri.joinPath(folder.uri, ...relative.split('/')), new vscode.Position(line, 0));
-}
-
 /** An entity to cite: a whole one, or just its type and id (what mining reports). */
 export type Citable = Entity | Pick<Entity, 'type' | 'id'>;
 
 /** A document chunk opens at its file and line; anything else as its entity document. */
 function whereIs(entity: Citable): vscode.Location | vscode.Uri {
-  const chunk = entity.type === 'knowledge' && 'sourceHash' in entity && entity.sourceHash ? entity : undefined;
-  return (chunk && chunkLocation(chunk as KnowledgeEntity)) || entityUri(entity);
+  return ('content' in entity && isSyncedChunk(entity) && chunkLocation(entity)) || entityUri(entity);
 }
 
 export class Reply {

@@ -7,6 +7,8 @@ import {
   type SkillCategory,
 } from '../../core/types';
 import { LIMITS } from '../../core/validation';
+import { chunkLocation } from '../documents/chunk-location';
+import { isSyncedChunk } from '../documents/format';
 import { parseEntityUri } from '../documents/uris';
 import type { Services } from '../services';
 import { collectionOf } from '../store/collections';
@@ -176,6 +178,16 @@ async function deleteEntity(services: Services, argument: EntityArgument, option
   return collectionOf(await services.memory(), entity.type).delete(entity.id);
 }
 
+/** A synced chunk's file, at the chunk's first line. */
+async function openSource(entity: Entity): Promise<void> {
+  const location = isSyncedChunk(entity) ? chunkLocation(entity) : undefined;
+  if (!location) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('This entity is not a chunk of a file in this workspace.'));
+    return;
+  }
+  await vscode.window.showTextDocument(location.uri, { selection: location.range, preview: true });
+}
+
 export function registerEntityCommands(context: vscode.ExtensionContext, services: Services, views: Views): void {
   const run = <A extends unknown[]>(action: string, fn: (...args: A) => Promise<unknown>) =>
     reporting(services, action, fn);
@@ -218,6 +230,13 @@ export function registerEntityCommands(context: vscode.ExtensionContext, service
             ? argument.commit.hash
             : (await resolveEntity(services, argument))?.id;
         if (id) await vscode.env.clipboard.writeText(id);
+      }),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.openSource,
+      run(vscode.l10n.t('Opening the source file'), async (argument: EntityArgument) => {
+        const entity = await resolveEntity(services, argument);
+        if (entity) await openSource(entity);
       }),
     ),
     vscode.commands.registerCommand(COMMANDS.refresh, () => views.collections.refresh()),

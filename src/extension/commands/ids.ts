@@ -13,6 +13,7 @@ export const COMMANDS = {
   edit: 'workspaceMemory.edit',
   delete: 'workspaceMemory.delete',
   copyId: 'workspaceMemory.copyId',
+  openSource: 'workspaceMemory.openSource',
   showHistory: 'workspaceMemory.showHistory',
   openVersion: 'workspaceMemory.openVersion',
   compareWithPrevious: 'workspaceMemory.compareWithPrevious',

@@ -6,7 +6,7 @@
  */
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { MemoryError } from '../../core/errors';
-import type { Entity, EntityType, UpdateByType } from '../../core/types';
+import type { Entity, EntityType, KnowledgeEntity, UpdateByType } from '../../core/types';
 
 /** Which fields each type lets a user edit, besides `content`. Sessions are records, edited by nobody. */
 const EDITABLE: Record<EntityType, readonly string[]> = {
@@ -26,6 +26,15 @@ const CLEARED: Readonly<Record<string, unknown>> = { tags: [], questions: [], me
 
 export function isEditable(type: EntityType): boolean {
   return type !== 'session';
+}
+
+/**
+ * A chunk that document sync keeps in step with its file (user-less knowledge
+ * with the file's hash; the same condition as SYNC_CHUNK in core/rag/state.ts):
+ * an edit here would be undone by the file's next sync, so it is read-only.
+ */
+export function isSyncedChunk(entity: Entity): entity is KnowledgeEntity {
+  return entity.type === 'knowledge' && !entity.userId && Boolean(entity.sourceHash);
 }
 
 /**
@@ -55,21 +64,29 @@ function sessionBody(entity: Extract<Entity, { type: 'session' }>): string {
     .join('\n\n---\n\n');
 }
 
-/** The document a user sees for `entity`. */
-export function renderEntity(entity: Entity): string {
+/** The document a user sees for `entity`: the current version, or an old one (`oldVersion`), which is read-only. */
+export function renderEntity(entity: Entity, oldVersion = false): string {
   const fields: Record<string, unknown> = {};
   for (const key of EDITABLE[entity.type]) {
     const value = (entity as unknown as Record<string, unknown>)[key];
     if (value !== undefined) fields[key] = value;
   }
   const header = describe(entity);
-  if (isEditable(entity.type))
-    header.push('# Edit the fields below and the content after the front matter; saving makes a new version.');
+  header.push(`# ${editingNote(entity, oldVersion)}`);
   const yaml = Object.entries(fields)
     .map(([key, value]) => yamlField(key, value))
     .join('\n');
   const body = entity.type === 'session' ? sessionBody(entity) : entity.content;
   return ['---', ...header, ...(yaml ? [yaml] : []), '---', body].join('\n') + (body.endsWith('\n') ? '' : '\n');
+}
+
+/** The header's last line: how this document can (or cannot) be changed. */
+function editingNote(entity: Entity, oldVersion: boolean): string {
+  if (oldVersion) return 'An old version, read-only: Restore This Version in the History view makes it current again.';
+  if (isSyncedChunk(entity))
+    return 'Read-only: doc sync keeps this chunk in step with its file. Edit the file instead.';
+  if (!isEditable(entity.type)) return 'Read-only: a session is the record of a conversation.';
+  return 'Edit the fields below and the content after the front matter; saving makes a new version.';
 }
 
 const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;

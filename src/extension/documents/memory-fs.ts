@@ -3,7 +3,7 @@ import { isMemoryError } from '../../core/errors';
 import type { Entity } from '../../core/types';
 import type { Services } from '../services';
 import { collectionOf } from '../store/collections';
-import { isEditable, parseEntityDocument, renderEntity } from './format';
+import { isEditable, isSyncedChunk, parseEntityDocument, renderEntity } from './format';
 import { type EntityLocation, SCHEME, parseEntityUri } from './uris';
 
 /**
@@ -45,19 +45,22 @@ class MemoryFileSystem implements vscode.FileSystemProvider {
 
   async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
     const { entity, location } = await this.load(uri);
-    const text = renderEntity(entity);
+    const text = renderEntity(entity, Boolean(location.commit));
     return {
       type: vscode.FileType.File,
       ctime: Date.parse(entity.createdAt),
       mtime: Date.parse(entity.updatedAt),
       size: Buffer.byteLength(text),
-      permissions: location.commit || !isEditable(entity.type) ? vscode.FilePermission.Readonly : undefined,
+      permissions:
+        location.commit || !isEditable(entity.type) || isSyncedChunk(entity)
+          ? vscode.FilePermission.Readonly
+          : undefined,
     };
   }
 
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
-    const { entity } = await this.load(uri);
-    return Buffer.from(renderEntity(entity), 'utf8');
+    const { entity, location } = await this.load(uri);
+    return Buffer.from(renderEntity(entity, Boolean(location.commit)), 'utf8');
   }
 
   async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
@@ -65,6 +68,13 @@ class MemoryFileSystem implements vscode.FileSystemProvider {
     if (location.commit)
       throw vscode.FileSystemError.NoPermissions(
         vscode.l10n.t('Old versions are read-only; use Restore This Version.'),
+      );
+    if (isSyncedChunk(entity))
+      throw vscode.FileSystemError.NoPermissions(
+        vscode.l10n.t(
+          'This chunk mirrors {0}: edit the file, and doc sync brings the change here.',
+          entity.source ?? '',
+        ),
       );
     const update = parseEntityDocument(Buffer.from(content).toString('utf8'), entity);
     if (!update) return;

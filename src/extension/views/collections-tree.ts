@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { Page } from '../../core/types';
 import { ENTITY_TYPES, SHARED_AGENT_ID, type Entity, type EntityType } from '../../core/types';
+import { isSyncedChunk } from '../documents/format';
 import { entityUri } from '../documents/uris';
 import type { Services } from '../services';
 import { COLLECTION_OF } from '../store/collections';
@@ -149,7 +150,8 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
         item.id = `entity/${entity.id}`;
         item.description = entityDescription(entity);
         item.iconPath = new vscode.ThemeIcon(TYPE_INFO[entity.type].icon);
-        item.contextValue = `entity.${entity.type}`;
+        // A synced chunk is read-only (edit its file): its own context value leaves Edit out of its menus.
+        item.contextValue = isSyncedChunk(entity) ? 'entity.knowledge.synced' : `entity.${entity.type}`;
         item.resourceUri = entityUri(entity);
         item.command = { command: COMMANDS.open, title: vscode.l10n.t('Open'), arguments: [node] };
         return item;
