@@ -9,6 +9,7 @@ import { registerDocSync } from './extension/docsync';
 import { Features, requireFeature } from './extension/features';
 import type { DocSyncState } from './extension/docsync/status';
 import { registerMemoryFileSystem } from './extension/documents/memory-fs';
+import { registerReports } from './extension/documents/reports';
 import { type Services, StoreService } from './extension/services';
 import { registerStatusBar } from './extension/status/status-bar';
 import { registerTools } from './extension/tools';
@@ -88,6 +89,7 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
     store.reportError(vscode.l10n.t('Starting the {0}', feature), error);
   });
   features.register('memory documents', () => registerMemoryFileSystem(context, store));
+  features.register('reports', () => registerReports(context));
   const views = features.register('views', () => registerViews(context, store));
   features.register('entity commands', () => registerEntityCommands(context, store, requireFeature(views, 'views')));
   features.register('history commands', () => registerHistoryCommands(context, store, requireFeature(views, 'views')));

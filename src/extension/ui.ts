@@ -9,12 +9,6 @@ export async function openEntity(entity: Pick<Entity, 'type' | 'id'>, edit = fal
   await vscode.window.showTextDocument(document, { preview: !edit, preserveFocus: !edit });
 }
 
-/** Shows generated Markdown (a report, a recall preview) in an untitled editor. */
-export async function showMarkdown(content: string): Promise<void> {
-  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content });
-  await vscode.window.showTextDocument(document, { preview: true });
-}
-
 /** Runs `work` with a cancellable notification; the token becomes an AbortSignal for the store. */
 export function withProgress<T>(
   title: string,

@@ -4,7 +4,8 @@ import type { Entity } from '../../core/types';
 import { recallBudget } from '../config';
 import { entityUri } from '../documents/uris';
 import type { Services } from '../services';
-import { openEntity, reporting, showMarkdown } from '../ui';
+import { showReport } from '../documents/reports';
+import { openEntity, reporting } from '../ui';
 import { TYPE_INFO, entityDescription, entityLabel } from '../views/labels';
 import { COMMANDS } from './ids';
 
@@ -109,7 +110,10 @@ async function previewRecall(services: Services, options: { query?: string }) {
     result.tokens,
     result.leftOut,
   );
-  await showMarkdown(`${header}\n\n${result.formatted || vscode.l10n.t('(nothing relevant was found)')}\n`);
+  await showReport(
+    vscode.l10n.t('Recall Preview: {0}', query.length > 40 ? `${query.slice(0, 39)}…` : query),
+    `${header}\n\n${result.formatted || vscode.l10n.t('(nothing relevant was found)')}\n`,
+  );
   return result;
 }
 

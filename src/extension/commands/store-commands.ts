@@ -1,7 +1,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Services } from '../services';
-import { confirm, reporting, showMarkdown, withProgress } from '../ui';
+import { showReport } from '../documents/reports';
+import { confirm, reporting, withProgress } from '../ui';
 import { COMMANDS, type CommandId } from './ids';
 
 function formatBytes(bytes: number): string {
@@ -172,7 +173,8 @@ async function verify(services: Services) {
   }
   services.log.error(`Verify found ${report.errors.length} problems`);
   const lines = report.errors.map((error) => `| ${error.code} | \`${error.id}\` | ${error.message} |`);
-  await showMarkdown(
+  await showReport(
+    vscode.l10n.t('Verify Report'),
     [
       `# ${vscode.l10n.t('Verify: {0} problems', report.errors.length)}`,
       '',
@@ -202,7 +204,8 @@ async function showStats(services: Services) {
     [vscode.l10n.t('Snapshots'), stats.snapshots],
     [vscode.l10n.t('Size on disk'), formatBytes(stats.bytesOnDisk)],
   ];
-  await showMarkdown(
+  await showReport(
+    vscode.l10n.t('Memory Stats'),
     [
       `# ${vscode.l10n.t('Workspace Memory')}`,
       '',

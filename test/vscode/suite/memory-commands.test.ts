@@ -165,9 +165,15 @@ describe('memory commands', () => {
       { query: 'how do feature flags work' },
     );
     assert.match(recall.formatted, /LaunchDarkly/);
-    await waitFor('the recall preview', () =>
-      /This is the context a model would receive/.test(vscode.window.activeTextEditor?.document.getText() ?? ''),
-    );
+    const preview = await waitFor('the recall preview', () => {
+      const document = vscode.window.activeTextEditor?.document;
+      return document && /This is the context a model would receive/.test(document.getText()) ? document : undefined;
+    });
+    // A read-only report titled by what it is, not a dirty Untitled document that asks to be saved.
+    assert.equal(preview.uri.scheme, 'workspace-memory-report');
+    assert.equal(path.posix.basename(preview.uri.path), 'Recall Preview: how do feature flags work.md');
+    assert.equal(preview.isUntitled || preview.isDirty, false);
+    assert.equal(preview.languageId, 'markdown');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
@@ -211,9 +217,13 @@ describe('memory commands', () => {
     assert.equal(report.valid, true);
     const stats = await vscode.commands.executeCommand<{ memories: number; path: string }>('workspaceMemory.showStats');
     assert.ok(stats.memories > 0);
-    await waitFor('the stats document', () =>
-      /# Workspace Memory/.test(vscode.window.activeTextEditor?.document.getText() ?? ''),
-    );
+    const shown = await waitFor('the stats document', () => {
+      const document = vscode.window.activeTextEditor?.document;
+      return document && /# Workspace Memory/.test(document.getText()) ? document : undefined;
+    });
+    assert.equal(shown.uri.scheme, 'workspace-memory-report');
+    assert.equal(path.posix.basename(shown.uri.path), 'Memory Stats.md');
+    assert.equal(shown.isUntitled || shown.isDirty, false);
     const indexed = await vscode.commands.executeCommand<number>('workspaceMemory.rebuildIndex');
     assert.ok(indexed > 0);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
