@@ -15,6 +15,7 @@ import { collectionOf } from '../store/collections';
 import { confirm, openEntity, reporting } from '../ui';
 import type { Views } from '../views';
 import type { CollectionNode } from '../views/collections-tree';
+import { entityLabel } from '../views/labels';
 import type { CommitNode } from '../views/history-tree';
 import { COMMANDS } from './ids';
 
@@ -130,7 +131,7 @@ async function saveAndOffer(
   const undo = vscode.l10n.t('Undo');
   // Not awaited: the command is done once saved; the buttons act later.
   void vscode.window
-    .showInformationMessage(vscode.l10n.t('Saved {0} {1}.', kind.type, entity.id), open, undo)
+    .showInformationMessage(vscode.l10n.t('Saved {0} “{1}”.', kind.type, entityLabel(entity)), open, undo)
     .then(async (choice) => {
       if (choice === open) await openEntity(entity, true);
       if (choice !== undo) return;
@@ -138,7 +139,7 @@ async function saveAndOffer(
       // Edited since it was saved (the message may be clicked much later): keep it.
       if ((await memory.history(entity.id)).length !== 1) {
         void vscode.window.showInformationMessage(
-          vscode.l10n.t('{0} was changed since it was saved; it was kept.', entity.id),
+          vscode.l10n.t('“{0}” was changed since it was saved; it was kept.', entityLabel(entity)),
         );
         return;
       }
@@ -170,9 +171,9 @@ async function deleteEntity(services: Services, argument: EntityArgument, option
   const ok =
     options.confirmed ||
     (await confirm(
-      vscode.l10n.t('Delete {0} {1}?', entity.type, entity.id),
+      vscode.l10n.t('Delete {0} “{1}”?', entity.type, entityLabel(entity)),
       vscode.l10n.t('Delete'),
-      vscode.l10n.t('{0}\n\nIts history is kept: you can still see every version.', preview),
+      vscode.l10n.t('{0}\n\nIts history is kept: you can still see every version. (id {1})', preview, entity.id),
     ));
   if (!ok) return;
   return collectionOf(await services.memory(), entity.type).delete(entity.id);
