@@ -17,11 +17,45 @@ interface ResultItem extends vscode.QuickPickItem {
   entity: Entity;
 }
 
+/** What the pick offers when nothing matched: a way forward instead of an empty box. */
+interface ActionItem extends vscode.QuickPickItem {
+  run?: () => Thenable<unknown>;
+}
+
+type SearchItem = ResultItem | ActionItem;
+
+const isResult = (item: SearchItem): item is ResultItem => 'entity' in item;
+
+function nothingMatched(query: string, agentId: string): ActionItem[] {
+  return [
+    {
+      label: `$(info) ${vscode.l10n.t('Nothing matched “{0}”', query)}`,
+      detail: vscode.l10n.t(
+        'Searched the memories and skills of agent {0}, shared skills and knowledge, and the synced workspace docs. Try fewer or other words.',
+        agentId,
+      ),
+      alwaysShow: true,
+    },
+    {
+      label: `$(sync) ${vscode.l10n.t('Sync Workspace Docs Now')}`,
+      detail: vscode.l10n.t('Docs added or changed since the last sync are not searchable yet.'),
+      alwaysShow: true,
+      run: () => vscode.commands.executeCommand(COMMANDS.syncDocs),
+    },
+    {
+      label: `$(settings-gear) ${vscode.l10n.t('Search Another Agent’s Memories…')}`,
+      detail: vscode.l10n.t('The agent whose memories this workspace uses is the workspaceMemory.agentId setting.'),
+      alwaysShow: true,
+      run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'workspaceMemory.agentId'),
+    },
+  ];
+}
+
 /** A QuickPick that searches memories, skills and knowledge as the user types. */
 async function search(services: Services, options: { query?: string }): Promise<readonly ResultItem[]> {
   const memory = await services.memory();
   const { agentId, userId } = services.scope();
-  const pick = vscode.window.createQuickPick<ResultItem>();
+  const pick = vscode.window.createQuickPick<SearchItem>();
   pick.title = vscode.l10n.t('Search Memory');
   pick.placeholder = vscode.l10n.t('Search memories, skills and workspace docs');
   pick.matchOnDescription = true;
@@ -45,6 +79,10 @@ async function search(services: Services, options: { query?: string }): Promise<
       const results = await memory.worker.searchAll(agentId, userId, query, RESULTS);
       // A slower earlier search must not overwrite a newer one.
       if (mine !== generation) return;
+      if (results.length === 0) {
+        pick.items = nothingMatched(query.trim(), agentId);
+        return;
+      }
       pick.items = results.map(({ entity, score }) => ({
         label: `$(${TYPE_INFO[entity.type].icon}) ${entityLabel(entity)}`,
         description: `${entity.type} · ${entityDescription(entity)} · ${score.toFixed(2)}`,
@@ -68,12 +106,20 @@ async function search(services: Services, options: { query?: string }): Promise<
     timer = setTimeout(() => void run(value), SEARCH_DELAY_MS);
   });
   pick.onDidTriggerItemButton(({ item }) => {
+    if (!isResult(item)) return;
     vscode.window
       .showTextDocument(entityUri(item.entity), { viewColumn: vscode.ViewColumn.Beside, preview: true })
       .then(undefined, (error: unknown) => services.reportError(vscode.l10n.t('Opening'), error));
   });
   pick.onDidAccept(() => {
     const item = pick.selectedItems[0];
+    if (item && !isResult(item)) {
+      // The "nothing matched" line itself does nothing; the others hand over to their command.
+      if (!item.run) return;
+      pick.hide();
+      void Promise.resolve(item.run()).catch((error: unknown) => services.reportError(item.label, error));
+      return;
+    }
     pick.hide();
     if (item)
       void openEntity(item.entity).catch((error: unknown) => services.reportError(vscode.l10n.t('Opening'), error));
@@ -87,7 +133,7 @@ async function search(services: Services, options: { query?: string }): Promise<
   // Started with a query (a keybinding, a test): fill it in and hand back the first results.
   pick.value = options.query;
   await run(options.query);
-  return pick.items;
+  return pick.items.filter(isResult);
 }
 
 /** Shows the exact context recall would hand a model for a query. */
