@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import {
   isSyncedChunk,
+  lineOfProblem,
   parseEntityDocument,
   renderEntity,
   restorableFields,
@@ -114,5 +115,17 @@ describe('entity documents', () => {
       status: 'draft',
       tags: ['deploy', 'ops'],
     });
+  });
+
+  it('finds the line a refused save is about, for the mark in the editor', () => {
+    const text = renderEntity(memory);
+    const lines = text.split('\n');
+    const category = lines.findIndex((l) => l.startsWith('category:'));
+    const tags = lines.findIndex((l) => l.startsWith('tags:'));
+    assert.ok(category > 0 && tags > 0);
+    assert.equal(lineOfProblem(text, 'memory', 'Invalid memory: category: Invalid option'), category);
+    assert.equal(lineOfProblem(text, 'memory', 'A tag is longer than 100 characters.'), tags);
+    assert.equal(lineOfProblem(text, 'memory', 'The content is empty.'), lines.indexOf('---', 1) + 1);
+    assert.equal(lineOfProblem(text, 'memory', 'The store is busy.'), 0);
   });
 });

@@ -64,6 +64,25 @@ function sessionBody(entity: Extract<Entity, { type: 'session' }>): string {
     .join('\n\n---\n\n');
 }
 
+/**
+ * The line of `text` a refused save is about: the front-matter line of the
+ * field the message names ("category: Invalid option", "A tag is longer…"),
+ * else the first line after the front matter when it is about the content,
+ * else the first line. Zero-based, for an editor diagnostic.
+ */
+export function lineOfProblem(text: string, type: EntityType, message: string): number {
+  const lines = text.split(/\r?\n/);
+  const end = lines.indexOf('---', 1);
+  for (const key of EDITABLE[type]) {
+    const singular = key.replace(/s$/, '');
+    if (!new RegExp(`\\b(${key}|${singular})\\b`, 'i').test(message)) continue;
+    const line = lines.findIndex((l, i) => i < end && l.startsWith(`${key}:`));
+    if (line >= 0) return line;
+  }
+  if (/\bcontent\b/i.test(message) && end > 0) return Math.min(end + 1, lines.length - 1);
+  return 0;
+}
+
 /** The document a user sees for `entity`: the current version, or an old one (`oldVersion`), which is read-only. */
 export function renderEntity(entity: Entity, oldVersion = false): string {
   const fields: Record<string, unknown> = {};

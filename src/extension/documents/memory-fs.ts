@@ -3,7 +3,7 @@ import { isMemoryError } from '../../core/errors';
 import type { Entity } from '../../core/types';
 import type { Services } from '../services';
 import { collectionOf } from '../store/collections';
-import { isEditable, isSyncedChunk, parseEntityDocument, renderEntity } from './format';
+import { isEditable, isSyncedChunk, lineOfProblem, parseEntityDocument, renderEntity } from './format';
 import { type EntityLocation, SCHEME, parseEntityUri } from './uris';
 
 /**
@@ -17,7 +17,10 @@ class MemoryFileSystem implements vscode.FileSystemProvider {
   /** Watched documents by entity id, to tell editors when their entity changed. */
   private readonly watched = new Map<string, Set<string>>();
 
-  constructor(private readonly services: Services) {}
+  constructor(
+    private readonly services: Services,
+    private readonly problems: vscode.DiagnosticCollection,
+  ) {}
 
   storeChanged(entityIds: readonly string[]): void {
     const ids = entityIds.length > 0 ? entityIds.filter((id) => this.watched.has(id)) : [...this.watched.keys()];
@@ -76,9 +79,33 @@ class MemoryFileSystem implements vscode.FileSystemProvider {
           entity.source ?? '',
         ),
       );
-    const update = parseEntityDocument(Buffer.from(content).toString('utf8'), entity);
-    if (!update) return;
-    await collectionOf(await this.services.memory(), entity.type).update(entity.id, update);
+    const text = Buffer.from(content).toString('utf8');
+    try {
+      const update = parseEntityDocument(text, entity);
+      if (update) await collectionOf(await this.services.memory(), entity.type).update(entity.id, update);
+      this.problems.delete(uri);
+    } catch (error) {
+      if (!isMemoryError(error)) throw error;
+      this.refused(uri, text, entity, error.message);
+      throw vscode.FileSystemError.NoPermissions(error.message);
+    }
+  }
+
+  /**
+   * A save the store refused: VS Code's own "Failed to save … Unable to write
+   * file" notice buries the reason at its end, so the reason is shown first in
+   * a notice of our own, and marked on the line it is about.
+   */
+  private refused(uri: vscode.Uri, text: string, entity: Entity, reason: string): void {
+    const line = lineOfProblem(text, entity.type, reason);
+    const diagnostic = new vscode.Diagnostic(
+      new vscode.Range(line, 0, line, Number.MAX_SAFE_INTEGER),
+      reason,
+      vscode.DiagnosticSeverity.Error,
+    );
+    diagnostic.source = vscode.l10n.t('Workspace Memory');
+    this.problems.set(uri, [diagnostic]);
+    void vscode.window.showErrorMessage(vscode.l10n.t('Not saved: {0}', reason));
   }
 
   private async load(uri: vscode.Uri): Promise<{ entity: Entity; location: EntityLocation }> {
@@ -117,8 +144,12 @@ class MemoryFileSystem implements vscode.FileSystemProvider {
 
 /** Registers the `workspace-memory:` file system; open documents follow store changes. */
 export function registerMemoryFileSystem(context: vscode.ExtensionContext, services: Services): void {
-  const fileSystem = new MemoryFileSystem(services);
+  const problems = vscode.languages.createDiagnosticCollection('workspace-memory');
+  const fileSystem = new MemoryFileSystem(services, problems);
   context.subscriptions.push(
+    problems,
+    // A refused save's mark goes with its document.
+    vscode.workspace.onDidCloseTextDocument((document) => problems.delete(document.uri)),
     vscode.workspace.registerFileSystemProvider(SCHEME, fileSystem, { isCaseSensitive: true }),
     services.onDidChangeStore((change) => fileSystem.storeChanged(change.entityIds)),
   );

@@ -116,6 +116,8 @@ describe('memory commands', () => {
     assert.match(old.getText(), /Release notes live in CHANGELOG.md\n/);
     const stat = await vscode.workspace.fs.stat(old.uri);
     assert.equal(stat.permissions, vscode.FilePermission.Readonly);
+    assert.match(old.getText(), /An old version, read-only/);
+    assert.doesNotMatch(old.getText(), /saving makes a new version/);
 
     await vscode.commands.executeCommand('workspaceMemory.compareWithPrevious', commits[0]);
     const tab = await waitFor('the diff editor', () => {
@@ -128,6 +130,27 @@ describe('memory commands', () => {
     await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
     await screenshot('history-diff', 1500);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('a refused save keeps the store as it was and marks the field that was wrong', async () => {
+    const entity = await addMemory('Deploys need two approvals', { category: 'decision' });
+    const document = await vscode.workspace.openTextDocument(entityUri(entity));
+    const editor = await vscode.window.showTextDocument(document);
+    const line = document
+      .getText()
+      .split('\n')
+      .findIndex((l) => l.startsWith('category:'));
+    await editor.edit((edit) => edit.replace(document.lineAt(line).range, 'category: nonsense'));
+    assert.equal(await document.save(), false, 'the save was refused');
+    const problems = await waitFor('the mark on the category line', () => {
+      const marks = vscode.languages.getDiagnostics(document.uri);
+      return marks.length > 0 ? marks : undefined;
+    });
+    assert.equal(problems[0]!.range.start.line, line);
+    assert.match(problems[0]!.message, /category/);
+    const { services } = await extensionApi();
+    assert.equal((await (await services.memory()).memories.get(entity.id))?.category, 'decision');
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
 
   it('Restore This Version writes the old content as a new version', async () => {
