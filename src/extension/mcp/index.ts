@@ -40,11 +40,20 @@ export function registerMcpServer(context: vscode.ExtensionContext, services: Se
     changed,
     vscode.lm.registerMcpServerDefinitionProvider('workspaceMemory.mcp', {
       onDidChangeMcpServerDefinitions: changed.event,
-      provideMcpServerDefinitions: () => [mcpServerDefinition(context, services)],
+      // Copilot already has the same operations as language model tools: offering the
+      // server too would list every tool twice, so it is offered only when asked for.
+      provideMcpServerDefinitions: () =>
+        vscode.workspace.getConfiguration(SECTION).get<boolean>('mcp.offerInVsCode', false)
+          ? [mcpServerDefinition(context, services)]
+          : [],
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => changed.fire()),
     vscode.workspace.onDidChangeConfiguration((event) => {
-      if (['storePath', 'agentId', 'userId'].some((key) => event.affectsConfiguration(`${SECTION}.${key}`)))
+      if (
+        ['storePath', 'agentId', 'userId', 'mcp.offerInVsCode'].some((key) =>
+          event.affectsConfiguration(`${SECTION}.${key}`),
+        )
+      )
         changed.fire();
     }),
   );
