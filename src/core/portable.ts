@@ -1,4 +1,6 @@
+import type { z } from 'zod';
 import { MemoryError } from './errors';
+import type { JsonBounds } from './json-guard';
 import { lazy } from './lazy';
 import { loadZod } from './zod-loader';
 import type { Database } from './store/database';
@@ -6,7 +8,7 @@ import type { EntityStore, RefRow, VersionBody } from './store/entity-store';
 import { entityFromBody } from './store/entity-store';
 import type { Entity, EntityType } from './types';
 import { ENTITY_TYPES } from './types';
-import { assertId, assertOptionalId, validateInput } from './validation';
+import { LIMITS, assertAgentFor, assertId, assertJsonInput, assertOptionalId, validateInput } from './validation';
 
 /** Collection names as they appear in an export, keyed by entity type. */
 export const COLLECTION_OF: Record<EntityType, CollectionName> = {
@@ -19,9 +21,10 @@ export const COLLECTION_OF: Record<EntityType, CollectionName> = {
 export type CollectionName = 'memories' | 'skills' | 'knowledge' | 'sessions' | 'profiles';
 
 export const EXPORT_VERSION = 1;
+export const EXPORT_FORMAT = 'workspace-memory';
 
 export interface ExportData {
-  format: 'workspace-memory';
+  format: typeof EXPORT_FORMAT;
   version: typeof EXPORT_VERSION;
   exportedAt: string;
   entities: { [K in CollectionName]: Entity[] };
@@ -45,9 +48,13 @@ export interface ImportReport {
 const exportSchema = lazy(() => {
   const { z } = loadZod();
   const isoDate = z.iso.datetime({ offset: true });
-  return z.object({
+  // Strict at the top and in `entities`: an unknown collection or field would otherwise be dropped without a word.
+  return z.strictObject({
+    // Optional: hand-written documents may leave it out; one that names another format is refused.
+    format: z.literal(EXPORT_FORMAT, { error: `expected "${EXPORT_FORMAT}"` }).optional(),
     version: z.literal(EXPORT_VERSION, { error: `Only export version ${EXPORT_VERSION} is supported.` }),
-    entities: z.object(
+    exportedAt: isoDate.optional(),
+    entities: z.strictObject(
       Object.fromEntries(
         Object.values(COLLECTION_OF).map((name) => [
           name,
@@ -71,6 +78,53 @@ const exportSchema = lazy(() => {
 });
 
 const META_FIELDS = new Set(['id', 'type', 'agentId', 'userId', 'createdAt', 'updatedAt']);
+
+/** An entity is an input plus its id, agent, user and times: a little more room than an input. */
+const ENTITY_BOUNDS = { maxDepth: LIMITS.maxJsonDepth, maxBytes: LIMITS.maxInputBytes + 4096 };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys' && issue.path.join('.') === 'entities') {
+    const names = issue.keys.map((key) => `"${key}"`).join(', ');
+    return `entities: unknown collection ${names}; the collections are ${Object.values(COLLECTION_OF).join(', ')}`;
+  }
+  if (issue.code === 'unrecognized_keys') {
+    const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
+    return `${where}unknown field ${issue.keys.map((key) => `"${key}"`).join(', ')}`;
+  }
+  // The caller ends the sentence.
+  return `${issue.path.join('.') || 'document'}: ${issue.message.replace(/\.$/, '')}`;
+}
+
+/**
+ * Checks what the schema passes on unchecked, on the raw document: zod drops
+ * a `__proto__` key of an entity or of accessCounts without a word, and
+ * hands nested values on as they are, however deep.
+ */
+function assertRawJson(data: unknown): void {
+  if (!isRecord(data)) return;
+  const checks: [string, unknown, JsonBounds][] = [];
+  if (isRecord(data.entities)) {
+    for (const [collection, list] of Object.entries(data.entities)) {
+      if (!Array.isArray(list)) continue;
+      list.forEach((entity: unknown, index) =>
+        checks.push([`entities.${collection}[${index}]`, entity, ENTITY_BOUNDS]),
+      );
+    }
+  }
+  if (data.accessCounts !== undefined) checks.push(['accessCounts', data.accessCounts, { maxDepth: 1 }]);
+  for (const [where, value, bounds] of checks) {
+    try {
+      assertJsonInput(value, where, bounds);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new MemoryError('IMPORT_INVALID', message, { cause: error });
+    }
+  }
+}
 
 /** Every live entity, oldest first, plus access counts: a portable, versioned JSON document. */
 export function exportState(db: Database, now: string): ExportData {
@@ -107,11 +161,6 @@ interface PlannedImport {
 }
 
 /**
- * Validates the whole document before writing anything, then imports it in
- * one transaction with ids and timestamps preserved. Each imported version is
- * a commit (op `import`) on the entity's chain.
- */
-/**
  * Timestamps are compared and sorted as text (cleanup's age, lists' order),
  * which only works when all are UTC in one format: an offset such as
  * `-10:00` is converted.
@@ -131,13 +180,20 @@ function otherProfiles(store: EntityStore, plan: PlannedImport): RefRow[] {
     .flatMap((profile) => store.readRef(profile.id) ?? []);
 }
 
+/**
+ * Validates the whole document before writing anything, then imports it in
+ * one transaction with ids and timestamps preserved, so a refused document
+ * writes nothing. Each imported version is a commit (op `import`) on the
+ * entity's chain.
+ */
 export function importState(store: EntityStore, data: unknown, options: ImportOptions = {}): ImportReport {
+  assertRawJson(data);
   const parsed = exportSchema().safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new MemoryError(
       'IMPORT_INVALID',
-      `Not a Workspace Memory export: ${issue ? `${issue.path.join('.') || 'document'}: ${issue.message}` : 'invalid'}.`,
+      `Not a Workspace Memory export: ${issue ? describeIssue(issue) : 'invalid'}.`,
     );
   }
   const plans: PlannedImport[] = [];
@@ -157,7 +213,7 @@ export function importState(store: EntityStore, data: unknown, options: ImportOp
         seen.add(id);
         const input: Record<string, unknown> = {};
         for (const [key, value] of Object.entries(raw)) if (!META_FIELDS.has(key)) input[key] = value;
-        const agentId = assertId(raw.agentId, 'agent id');
+        const agentId = assertAgentFor(type, assertId(raw.agentId, 'agent id'));
         const userId = assertOptionalId(raw.userId, 'user id');
         const body = {
           type,

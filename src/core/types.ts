@@ -4,6 +4,9 @@ export const SHARED_AGENT_ID = '_shared';
 export const ENTITY_TYPES = ['memory', 'skill', 'knowledge', 'session', 'profile'] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
 
+/** The types the shared scope holds; memories and sessions always belong to one agent. */
+export const SHARED_TYPES: readonly EntityType[] = ['skill', 'knowledge', 'profile'];
+
 /**
  * The types search and recall look in, each with its own full-text index.
  * Profiles are fetched by user and sessions by conversation.

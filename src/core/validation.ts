@@ -1,11 +1,14 @@
 import type { z } from 'zod';
 import { MemoryError } from './errors';
+import { type JsonBounds, findJsonProblem, formatJsonPath } from './json-guard';
 import { lazy } from './lazy';
 import { loadZod } from './zod-loader';
 import {
   ENTITY_TYPES,
   MEMORY_CATEGORIES,
   SKILL_CATEGORIES,
+  SHARED_AGENT_ID,
+  SHARED_TYPES,
   SKILL_STATUSES,
   type EntityType,
   type InputByType,
@@ -20,6 +23,16 @@ export const LIMITS = {
   maxIdLength: 200,
   maxPageSize: 200,
   defaultPageSize: 50,
+  /** Levels of nested objects and arrays in any input (the input object is level 1). */
+  maxJsonDepth: 32,
+  /**
+   * A whole input, counted as the UTF-8 bytes of its strings and keys (so JSON
+   * escaping does not count): room for 1 MB of content, a session's 1 MB of
+   * messages and the rest.
+   */
+  maxInputBytes: 4 * 1024 * 1024,
+  /** A profile's metadata, counted the same way. */
+  maxMetadataBytes: 64 * 1024,
 } as const;
 
 // Path separators, parent references and colons are refused so an id can
@@ -46,6 +59,39 @@ export function assertId(value: unknown, what = 'id'): string {
 
 export function assertOptionalId(value: unknown, what: string): string | undefined {
   return value === undefined || value === null ? undefined : assertId(value, what);
+}
+
+/**
+ * Refuses JSON from a caller that is nested too deep (which would overflow
+ * the stack of whatever walks it next: hashing, JSON.stringify), too large,
+ * or holds a key such as `__proto__` that a copy would silently drop.
+ * Depth and keys are INVALID_INPUT, size CONTENT_TOO_LARGE; the message names
+ * `what` and the path.
+ */
+export function assertJsonInput(
+  value: unknown,
+  what: string,
+  bounds: JsonBounds = { maxDepth: LIMITS.maxJsonDepth, maxBytes: LIMITS.maxInputBytes },
+): void {
+  const problem = findJsonProblem(value, bounds);
+  if (!problem) return;
+  // A size is the whole value's, wherever the count ran over; depth and keys are at a place.
+  const where = problem.kind !== 'size' && problem.path.length ? `${what}: ${formatJsonPath(problem.path)}` : what;
+  throw new MemoryError(
+    problem.kind === 'size' ? 'CONTENT_TOO_LARGE' : 'INVALID_INPUT',
+    `${where} ${problem.message}.`,
+  );
+}
+
+/** Only some types live in the shared scope; a memory or session saved there would belong to no agent. */
+export function assertAgentFor(type: EntityType, agentId: string): string {
+  if (agentId === SHARED_AGENT_ID && !SHARED_TYPES.includes(type)) {
+    throw new MemoryError(
+      'INVALID_INPUT',
+      `A ${type} cannot belong to the shared agent "${SHARED_AGENT_ID}"; the shared types are ${SHARED_TYPES.join(', ')}.`,
+    );
+  }
+  return agentId;
 }
 
 export function assertEntityType(value: unknown): EntityType {
@@ -161,6 +207,8 @@ export function validateInput<T extends EntityType>(type: T, input: unknown, par
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new MemoryError('INVALID_INPUT', `The ${type} input must be an object.`);
   }
+  // Before zod, which drops a `__proto__` key without a word and never looks inside a value it takes as unknown.
+  assertJsonInput(input, `The ${type} input`);
   const schemas = inputSchemas();
   const parsed = (partial ? schemas.partial[type] : schemas.full[type]).safeParse(input);
   if (!parsed.success) {
@@ -169,6 +217,12 @@ export function validateInput<T extends EntityType>(type: T, input: unknown, par
   const value = { ...parsed.data } as Record<string, unknown>;
   if (typeof value.content === 'string') assertContent(type, value.content, type === 'session');
   if (Array.isArray(value.tags)) value.tags = normalizeTags(value.tags as string[]);
+  if (value.metadata !== undefined) {
+    assertJsonInput(value.metadata, `The ${type} metadata`, {
+      maxDepth: LIMITS.maxJsonDepth,
+      maxBytes: LIMITS.maxMetadataBytes,
+    });
+  }
   if (type === 'session' && !partial) {
     const messages = value.messages as { content: string }[] | undefined;
     if ((value.content === undefined || value.content === '') && (!messages || messages.length === 0)) {

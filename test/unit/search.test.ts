@@ -206,7 +206,11 @@ describe('search', () => {
       const [mine] = await memory.memories.save('a', 'u', { content: 'secret rotation happens monthly' });
       const [otherUser] = await memory.memories.save('a', 'v', { content: 'secret rotation happens weekly' });
       const [otherAgent] = await memory.memories.save('b', 'u', { content: 'secret rotation happens daily' });
-      await memory.memories.save(SHARED_AGENT_ID, 'u', { content: 'secret rotation happens yearly' });
+      // Memories have no shared scope: one cannot even be saved there.
+      await rejectsWith(
+        memory.memories.save(SHARED_AGENT_ID, 'u', { content: 'secret rotation happens yearly' }),
+        'INVALID_INPUT',
+      );
       assert.deepEqual(ids(await memory.memories.search('a', 'u', 'secret rotation')), [mine.id]);
       assert.deepEqual(ids(await memory.memories.search('a', 'v', 'secret rotation')), [otherUser.id]);
       assert.deepEqual(ids(await memory.memories.search('b', 'u', 'secret rotation')), [otherAgent.id]);

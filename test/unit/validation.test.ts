@@ -1,7 +1,20 @@
 import * as assert from 'node:assert/strict';
+import type { MemoryErrorCode } from '../../src/core/errors';
 import type { Memory } from '../../src/core/memory';
-import { LIMITS } from '../../src/core/validation';
+import { runOperation } from '../../src/core/operations';
+import { MAX_RESULTS } from '../../src/core/operations/fields';
+import { LIMITS, validateInput } from '../../src/core/validation';
 import { openTemp, rejectsWith } from './helpers';
+
+/** An object nested `levels` deep (itself level 1), as a caller's JSON would be. */
+function nested(levels: number): Record<string, unknown> {
+  return JSON.parse(`${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`) as Record<string, unknown>;
+}
+
+/** Runs `check`, which throws a MemoryError, as a rejected promise for rejectsWith. */
+async function throwsWith(check: () => unknown, code: MemoryErrorCode) {
+  return rejectsWith(async () => check(), code);
+}
 
 describe('bad input', () => {
   let memory: Memory;
@@ -93,6 +106,119 @@ describe('bad input', () => {
     assert.equal((await memory.snapshot(fine)).label, fine);
     assert.equal((await memory.snapshot()).label, '');
   });
+
+  /**
+   * Every limit, exactly at it (accepted) and one over (refused with its
+   * code). Typed by LIMITS' keys: a new limit without a test here does not compile.
+   */
+  const boundaries: Record<keyof typeof LIMITS, () => Promise<void>> = {
+    maxContentBytes: async () => {
+      const [saved] = await memory.memories.save('a', 'u', { content: 'a'.repeat(LIMITS.maxContentBytes) });
+      assert.equal(Buffer.byteLength(saved.content), LIMITS.maxContentBytes);
+      await rejectsWith(
+        memory.memories.save('a', 'u', { content: 'a'.repeat(LIMITS.maxContentBytes + 1) }),
+        'CONTENT_TOO_LARGE',
+      );
+    },
+    maxTags: async () => {
+      const tags = Array.from({ length: LIMITS.maxTags + 1 }, (_, i) => `tag${i}`);
+      const [saved] = await memory.memories.save('a', 'u', { content: 'x', tags: tags.slice(0, LIMITS.maxTags) });
+      assert.equal(saved.tags.length, LIMITS.maxTags);
+      await rejectsWith(memory.memories.save('a', 'u', { content: 'x', tags }), 'TOO_MANY_TAGS');
+    },
+    maxTagLength: async () => {
+      const tag = 't'.repeat(LIMITS.maxTagLength);
+      const [saved] = await memory.memories.save('a', 'u', { content: 'x', tags: [tag] });
+      assert.deepEqual(saved.tags, [tag]);
+      await rejectsWith(memory.memories.save('a', 'u', { content: 'x', tags: [`${tag}t`] }), 'INVALID_INPUT');
+      // The catalogue's tags field has the same bound.
+      await runOperation({ store: memory, scope: { agentId: 'a', userId: 'u' } }, 'memory_save', {
+        content: 'y',
+        tags: [tag],
+      });
+      await rejectsWith(
+        runOperation({ store: memory, scope: { agentId: 'a', userId: 'u' } }, 'memory_save', {
+          content: 'y',
+          tags: [`${tag}t`],
+        }),
+        'INVALID_INPUT',
+      );
+    },
+    maxIdLength: async () => {
+      const id = 'a'.repeat(LIMITS.maxIdLength);
+      const [saved] = await memory.memories.save(id, id, { content: 'x' });
+      assert.equal(saved.agentId, id);
+      await rejectsWith(memory.memories.save(`${id}a`, 'u', { content: 'x' }), 'INVALID_ID');
+      await rejectsWith(memory.memories.save('a', `${id}a`, { content: 'x' }), 'INVALID_ID');
+      await rejectsWith(memory.memories.get(`${id}a`), 'INVALID_ID');
+    },
+    maxPageSize: async () => {
+      const page = await memory.memories.listPaginated('a', 'u', { limit: LIMITS.maxPageSize });
+      assert.equal(page.limit, LIMITS.maxPageSize);
+      await rejectsWith(memory.memories.listPaginated('a', 'u', { limit: LIMITS.maxPageSize + 1 }), 'LIMIT_TOO_LARGE');
+      await rejectsWith(memory.profiles.getByUserAcrossAgents('u', LIMITS.maxPageSize + 1), 'LIMIT_TOO_LARGE');
+    },
+    defaultPageSize: async () => {
+      await memory.memories.saveMany(
+        Array.from({ length: LIMITS.defaultPageSize + 1 }, (_, i) => ({
+          agentId: 'a',
+          input: { content: `note ${i}` },
+        })),
+      );
+      const page = await memory.memories.listPaginated('a');
+      assert.equal(page.limit, LIMITS.defaultPageSize);
+      assert.equal(page.items.length, LIMITS.defaultPageSize);
+      assert.equal(page.hasMore, true);
+      // The catalogue's `limit` fields stop at MAX_RESULTS (50): 50 passes, 51 is refused.
+      const context = { store: memory, scope: { agentId: 'a', userId: 'u' } };
+      const found = await runOperation(context, 'memory_search', { query: 'note', limit: MAX_RESULTS });
+      assert.match(found.text, /note/);
+      const error = await rejectsWith(
+        runOperation(context, 'memory_search', { query: 'note', limit: MAX_RESULTS + 1 }),
+        'INVALID_INPUT',
+      );
+      assert.match(error.message, /limit/);
+    },
+    maxJsonDepth: async () => {
+      // The input is level 1 and its metadata level 2.
+      const atLimit = nested(LIMITS.maxJsonDepth - 1);
+      const [saved] = await memory.profiles.save('a', 'u', { content: 'me', metadata: atLimit });
+      assert.deepEqual(saved.metadata, atLimit);
+      const error = await rejectsWith(
+        memory.profiles.save('a', 'u', { content: 'me', metadata: nested(LIMITS.maxJsonDepth) }),
+        'INVALID_INPUT',
+      );
+      assert.match(error.message, new RegExp(`nested deeper than ${LIMITS.maxJsonDepth} levels`));
+    },
+    maxInputBytes: async () => {
+      // Counted as the bytes of strings and keys, plus 1 for every other value: here the
+      // input object (1), "content" (7), "x" (1), "questions" (9) and the array (1).
+      const room = LIMITS.maxInputBytes - 19;
+      const input = { content: 'x', questions: ['q'.repeat(room)] };
+      assert.deepEqual(validateInput('knowledge', input), input);
+      await throwsWith(
+        () => validateInput('knowledge', { content: 'x', questions: ['q'.repeat(room + 1)] }),
+        'CONTENT_TOO_LARGE',
+      );
+      // Many small values add up the same way (a session of countless empty messages).
+      const messages = Array.from({ length: LIMITS.maxInputBytes / 8 }, () => ({ role: 'user' as const, content: '' }));
+      await rejectsWith(memory.sessions.save('a', 'u', { content: 'x', messages }), 'CONTENT_TOO_LARGE');
+    },
+    maxMetadataBytes: async () => {
+      // The metadata object (1) and its key "k" (1), then the value.
+      const value = 'm'.repeat(LIMITS.maxMetadataBytes - 2);
+      const [saved] = await memory.profiles.save('a', 'u', { content: 'me', metadata: { k: value } });
+      assert.equal(saved.metadata.k, value);
+      const error = await rejectsWith(
+        memory.profiles.save('a', 'u', { content: 'me', metadata: { k: `${value}m` } }),
+        'CONTENT_TOO_LARGE',
+      );
+      assert.match(error.message, /metadata/);
+    },
+  };
+  for (const [name, check] of Object.entries(boundaries)) {
+    it(`${name} (${LIMITS[name as keyof typeof LIMITS]}): exactly at it passes, one over is refused`, check);
+  }
 
   it('reports a closed store clearly', async () => {
     await memory.close();

@@ -19,7 +19,7 @@ import type {
   SaveItem,
   UpdateByType,
 } from '../types';
-import { assertId, assertOptionalId, assertPage, validateInput } from '../validation';
+import { assertAgentFor, assertId, assertOptionalId, assertPage, validateInput } from '../validation';
 
 /** What a collection needs from the store that owns it, and nothing more. */
 export interface CollectionContext {
@@ -89,7 +89,7 @@ export class Collection<T extends EntityType> {
     const time = this.ctx.store.timestamp();
     const planned: (PlannedSave | null)[] = [];
     for (const item of items) {
-      const agentId = assertId(item?.agentId, 'agent id');
+      const agentId = assertAgentFor(this.type, assertId(item?.agentId, 'agent id'));
       const userId = assertOptionalId(item.userId, 'user id');
       const input = validateInput(this.type, item.input);
       const id = newEntityId(this.type);
@@ -290,7 +290,7 @@ export class Collection<T extends EntityType> {
   private revalidate(entity: Entity): VersionBody {
     if (entity.type !== this.type)
       throw new MemoryError('INVALID_INPUT', `A middleware changed the type of a ${this.type}.`);
-    assertId(entity.agentId, 'agent id');
+    assertAgentFor(this.type, assertId(entity.agentId, 'agent id'));
     assertOptionalId(entity.userId, 'user id');
     const input = validateInput(this.type, inputOf(entity));
     return {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MemoryError } from '../errors';
+import { assertJsonInput } from '../validation';
 import { DOCS_OPERATIONS } from './docs-ops';
 import { MEMORY_OPERATIONS } from './memory-ops';
 import { PROFILE_OPERATIONS } from './profile-ops';
@@ -53,6 +54,8 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 
 /** Validates raw arguments against the operation's schema; a bad one is INVALID_INPUT naming the field. */
 export function parseArguments<A>(operation: Operation, raw: unknown): A {
+  // Before zod, which drops a __proto__ key without a word and recurses into any depth.
+  assertJsonInput(raw ?? {}, operation.name);
   const parsed = operation.input.safeParse(raw ?? {});
   if (parsed.success) return parsed.data as A;
   const problems = parsed.error.issues.slice(0, 3).map(describeIssue).join('; ');

@@ -10,7 +10,10 @@ export const query = z
   .max(10_000)
   .describe('What to look for, in natural language or keywords (abbreviations like k8s or ts are expanded).');
 
-export function limit(fallback: number, max = 50) {
+/** Most results one call returns: more would flood a model's context. */
+export const MAX_RESULTS = 50;
+
+export function limit(fallback: number, max = MAX_RESULTS) {
   return z.number().int().min(1).max(max).default(fallback).describe(`Most results to return (1 to ${max}).`);
 }
 
