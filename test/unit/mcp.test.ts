@@ -108,9 +108,10 @@ describe('mcp server', function () {
   });
 
   it('answers bad calls with a tool error and keeps serving', async () => {
-    const wrongType = await call('memory_save', { content: 42 });
+    // The catalogue's own wording, as the CLI's `call` gives it, not the SDK's schema dump.
+    const wrongType = await call('memory_save', { content: 42, tags: 'deploy' });
     assert.equal(wrongType.isError, true);
-    assert.match(textOf(wrongType), /content/);
+    assert.match(textOf(wrongType), /^memory_save: `content`: .*; `tags`: .*\[INVALID_INPUT\]$/);
     const missing = await call('memory_search', {});
     assert.equal(missing.isError, true);
     assert.match(textOf(missing), /query/);
@@ -119,6 +120,7 @@ describe('mcp server', function () {
     assert.match(textOf(scoped), /agentId/);
     const unknown = await call('memory_drop', {});
     assert.equal(unknown.isError, true);
+    assert.match(textOf(unknown), /Unknown operation "memory_drop".*\[NOT_FOUND\]/);
     const absent = await call('memory_forget', { id: 'memory-nobody' });
     assert.equal(absent.isError, true);
     assert.match(textOf(absent), /NOT_FOUND/);

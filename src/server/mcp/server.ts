@@ -1,7 +1,19 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  type CallToolResult,
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type Tool,
+  type ToolAnnotations,
+} from '@modelcontextprotocol/sdk/types.js';
 import { isMemoryError } from '../../core/errors';
-import { type OperationScope, type OperationStore, operationsFor, runOperation } from '../../core/operations';
+import {
+  type OperationScope,
+  type OperationStore,
+  jsonSchemaOf,
+  operationsFor,
+  runOperation,
+} from '../../core/operations';
 import type { Operation, OperationSurface } from '../../core/operations/types';
 
 export interface McpServerInfo {
@@ -30,6 +42,17 @@ function annotationsOf(operation: Operation): ToolAnnotations {
   };
 }
 
+function toolOf(operation: Operation): Tool {
+  return {
+    name: operation.name,
+    title: operation.title,
+    description: operation.description,
+    // The same JSON Schema the chat tools' manifest lists; an operation's input is always a zod object.
+    inputSchema: { ...jsonSchemaOf(operation), type: 'object' },
+    annotations: annotationsOf(operation),
+  };
+}
+
 /** A failure goes back as a tool error the model can read and correct; the server keeps serving. */
 function toolError(error: unknown): CallToolResult {
   const message = error instanceof Error ? error.message : String(error);
@@ -41,34 +64,30 @@ function toolError(error: unknown): CallToolResult {
 
 /**
  * An MCP server offering every catalogue operation whose surfaces include
- * 'mcp', on `store`, in `scope`. Connect it to a transport; it does not
+ * `surface`, on `store`, in `scope`. Connect it to a transport; it does not
  * own the store (the caller closes it).
+ *
+ * It is the SDK's low-level Server rather than McpServer so that the
+ * catalogue alone validates arguments: McpServer checks them against the
+ * schema first and answers with zod's own wording, where runOperation
+ * names the tool and each bad field, the way the CLI's `call` and the chat
+ * tools report it ("memory_save: `content`: … [INVALID_INPUT]").
  */
-export function createMcpServer(store: OperationStore, scope: OperationScope, info: McpServerInfo = {}): McpServer {
-  const server = new McpServer(
-    { name: 'workspace-memory', version: info.version ?? '0.0.0' },
-    { instructions: INSTRUCTIONS },
-  );
+export function createMcpServer(store: OperationStore, scope: OperationScope, info: McpServerInfo = {}): Server {
   const surface = info.surface ?? 'mcp';
-  for (const operation of operationsFor(surface)) {
-    server.registerTool(
-      operation.name,
-      {
-        title: operation.title,
-        description: operation.description,
-        // The SDK lists this schema and checks arguments against it before the callback runs.
-        inputSchema: operation.input,
-        annotations: annotationsOf(operation),
-      },
-      async (args: unknown): Promise<CallToolResult> => {
-        try {
-          const result = await runOperation({ store, scope }, operation.name, args, surface);
-          return { content: [{ type: 'text', text: result.text }], structuredContent: result.data };
-        } catch (error) {
-          return toolError(error);
-        }
-      },
-    );
-  }
+  const tools = operationsFor(surface).map(toolOf);
+  const server = new Server(
+    { name: 'workspace-memory', version: info.version ?? '0.0.0' },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    try {
+      const result = await runOperation({ store, scope }, request.params.name, request.params.arguments, surface);
+      return { content: [{ type: 'text', text: result.text }], structuredContent: result.data };
+    } catch (error) {
+      return toolError(error);
+    }
+  });
   return server;
 }

@@ -1,9 +1,9 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Memory } from '../../core/memory';
 import type { OperationScope } from '../../core/operations';
 import { assertId, assertOptionalId } from '../../core/validation';
 import { embedderFromEnvironment } from '../cli/context';
 import { createMcpServer } from './server';
+import { GuardedStdioTransport } from './transport';
 
 export interface StdioServeOptions {
   /** The store folder; created if missing, as an MCP client may start before anything was saved. */
@@ -21,15 +21,26 @@ export interface StdioServeOptions {
 export const SCOPED_ONLY_HELP =
   "serve only the agent's own chat tools (no store-wide stats, verify, export, and no rag_query: use docs_search)";
 
-/** Standard output carries the protocol, so anything for people goes to standard error. */
+const MAX_LOG_CHARS = 1000;
+
+/**
+ * Standard output carries the protocol, so anything for people goes to
+ * standard error, one line per event. Messages can quote what a client
+ * sent, so control characters (line breaks, terminal escapes) become
+ * spaces and the line is cut short.
+ */
 export function logToStderr(message: string): void {
-  process.stderr.write(`workspace-memory mcp: ${message}\n`);
+  // eslint-disable-next-line no-control-regex
+  const line = message.replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  process.stderr.write(
+    `workspace-memory mcp: ${line.length > MAX_LOG_CHARS ? `${line.slice(0, MAX_LOG_CHARS)}…` : line}\n`,
+  );
 }
 
 /**
  * Serves the store over MCP on standard input and output until the client
  * hangs up (standard input ends) or the process gets SIGINT or SIGTERM;
- * then closes the store.
+ * then closes the store. Bad input never ends it: see GuardedStdioTransport.
  */
 export async function serveStdio(options: StdioServeOptions): Promise<void> {
   // A bad agent or user would fail every call; refuse it once, before serving.
@@ -44,22 +55,21 @@ export async function serveStdio(options: StdioServeOptions): Promise<void> {
     version: options.version,
     surface: options.scopedOnly ? 'tool' : 'mcp',
   });
+  // What the SDK's Protocol cannot act on (a reply to no request, a failing notification) is logged, not lost.
+  server.onerror = (error) => logToStderr(`error: ${error.message}`);
   const stop = () => void server.close();
   try {
     const closed = new Promise<void>((resolve) => {
-      server.server.onclose = resolve;
+      server.onclose = resolve;
     });
-    // The SDK's stdio transport does not notice end of input by itself.
-    process.stdin.once('end', stop);
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
-    await server.connect(new StdioServerTransport());
+    await server.connect(new GuardedStdioTransport(process.stdin, process.stdout, { log: logToStderr }));
     logToStderr(
       `serving ${memory.dir} for agent ${options.scope.agentId}${options.scope.userId ? ` and user ${options.scope.userId}` : ''}`,
     );
     await closed;
   } finally {
-    process.stdin.off('end', stop);
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     await memory.close();
