@@ -111,7 +111,7 @@ describe('mcp server', function () {
     // The catalogue's own wording, as the CLI's `call` gives it, not the SDK's schema dump.
     const wrongType = await call('memory_save', { content: 42, tags: 'deploy' });
     assert.equal(wrongType.isError, true);
-    assert.match(textOf(wrongType), /^memory_save: `content`: .*; `tags`: .*\[INVALID_INPUT\]$/);
+    assert.match(textOf(wrongType), /^memory_save: `content` must be text; `tags` must be a list\. \[INVALID_INPUT\]$/);
     const missing = await call('memory_search', {});
     assert.equal(missing.isError, true);
     assert.match(textOf(missing), /query/);

@@ -167,7 +167,7 @@ describe('operations', () => {
         ['memory_save', { content: '   ' }, /`content`/],
         ['memory_save', {}, /`content`/],
         ['memory_save', { content: 'x', category: 'rumour' }, /`category`/],
-        ['memory_save', { content: 'x', tags: ['ok', 7] }, /`tags\.1`/],
+        ['memory_save', { content: 'x', tags: ['ok', 7] }, /each item of `tags` must be text/],
         ['memory_save', { content: 'x', agentId: 'b' }, /`agentId`.*host/],
         ['memory_save', [], /object/],
         ['memory_search', { query: 'x', limit: 0 }, /`limit`/],

@@ -48,8 +48,30 @@ function describeIssue(issue: z.core.$ZodIssue): string {
       : '';
     return `unknown argument ${keys}${scoped}`;
   }
+  if (issue.code === 'invalid_type' && issue.path.length > 0) return describeType(issue.path, issue);
   const field = issue.path.length ? `\`${issue.path.join('.')}\`: ` : '';
   return `${field}${issue.message}`;
+}
+
+/** What each JSON type is called in a message for people (and models) rather than for programmers. */
+const TYPE_NAMES: Readonly<Record<string, string>> = {
+  string: 'text',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'an object',
+};
+
+/** "`content` is required", "`limit` must be a number", "each item of `tags` must be text". */
+function describeType(path: readonly PropertyKey[], issue: z.core.$ZodIssueInvalidType): string {
+  const last = path.length - 1;
+  const item = typeof path[last] === 'number' && last > 0;
+  const name = `\`${(item ? path.slice(0, last) : path).map(String).join('.')}\``;
+  const expected = TYPE_NAMES[issue.expected] ?? issue.expected;
+  // zod says what it received only in its message.
+  if (/received undefined$/.test(issue.message)) return `${name} is required (${expected})`;
+  return item ? `each item of ${name} must be ${expected}` : `${name} must be ${expected}`;
 }
 
 /** Validates raw arguments against the operation's schema; a bad one is INVALID_INPUT naming the field. */
