@@ -2,9 +2,11 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
 import { Command } from 'commander';
 import { Memory } from '../../src/core/memory';
 import { registerAiCommands } from '../../src/server/cli/ai-commands';
+import { registerRagCommands } from '../../src/server/cli/rag-commands';
 import { json } from './fake-ai';
 import { tempDir } from './helpers';
 
@@ -18,6 +20,7 @@ const MINED = json({
 async function run(args: string[]): Promise<string> {
   const program = new Command().exitOverride();
   registerAiCommands(program);
+  registerRagCommands(program);
   let out = '';
   const write = process.stdout.write;
   process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
@@ -100,6 +103,51 @@ describe('cli: mine and consolidate', () => {
     assert.match(text, /memory: 2 reviewed in 1 request\n/);
     assert.match(text, /1 merged, 1 deleted, 0 not applied/);
     assert.equal(await withStore(async (memory) => memory.memories.count('a', 'u')), 1);
+  });
+
+  it('escapes what the model wrote, keeps each reason on its line, and counts in agreeing words', async () => {
+    const session = await withStore(
+      async (memory) => (await memory.sessions.save('a', 'u', { content: 'We set up CI.' }))[0].id,
+    );
+    replies = [
+      json({
+        memories: [{ content: 'CI \x1b[31mruns\x1b[0m \u202eon GitHub.', category: 'fact', tags: [] }],
+        skills: [],
+        profile: [],
+      }),
+    ];
+    const planned = await run(['mine', session, '--dir', dir, '--dry-run']);
+    assert.match(planned, /memory\/fact {2}CI \\x1b\[31mruns\\x1b\[0m \\u202eon GitHub\.\n/);
+    assert.match(planned, /nothing written: 1 memory, 0 skills, 0 profile facts planned, 0 skipped \(1 request\)/);
+
+    const ids = await withStore(async (memory) => [
+      (await memory.memories.save('a', 'u', { content: 'CI runs on GitHub Actions.' }))[0].id,
+      (await memory.memories.save('a', 'u', { content: 'Our CI is GitHub Actions.' }))[0].id,
+    ]);
+    // A reason that would otherwise print a line of its own, one that reads like the summary.
+    const reason = 'same fact\n  9 merged, 0 deleted, 0 not applied \u202e';
+    replies = [json({ merge: [{ ids, content: 'CI runs on GitHub Actions.', reason }], outdated: [] })];
+    const text = await run(['consolidate', '--dir', dir, '--agent', 'a', '--user', 'u', '--type', 'memory']);
+    assert.match(text, /: same fact\\x0a {2}9 merged, 0 deleted, 0 not applied \\u202e\n {2}1 merged, 1 deleted/);
+  });
+
+  it('rag query --answer prints the answer, escaped, then a cited line of each chunk', async () => {
+    const docs = tempDir('wm-ai-cli-docs-');
+    try {
+      fs.writeFileSync(
+        path.join(docs, 'ops.md'),
+        '# Ops\n\nBrokers run on three hosts.\nKafka keeps data seven days.\n',
+      );
+      await withStore((memory) => memory.rag.sync(docs, 'default'));
+      replies = ['Seven days \x1b[5m[1]\x1b[0m.'];
+      const text = await run(['rag', 'query', 'kafka', '--dir', dir, '--answer']);
+      assert.equal(
+        text,
+        'Seven days \\x1b[5m[1]\\x1b[0m.\n\n---\n[1] ops.md:4 — Ops\n    Kafka keeps data seven days.\n',
+      );
+    } finally {
+      fs.rmSync(docs, { recursive: true, force: true });
+    }
   });
 
   it('refuses an unknown --type and a missing chat model', async () => {

@@ -201,11 +201,14 @@ describe('cli', function () {
       [['snapshot', 'restore', 'snap-nope', '--dir', dir], /SNAPSHOT_NOT_FOUND/, 1],
       [['stats', '--dir', path.join(dir, 'not-a-store')], /init/, 1],
       [['frobnicate'], /unknown command/, 2],
+      [['import', '-', '--dir', dir], /Only export version 1 is supported\. \[IMPORT_INVALID\]/, 1],
     ];
     for (const [args, pattern, code] of cases) {
-      const result = cli(args, '');
+      const result = cli(args, args.includes('-') ? '{"version": 99, "entities": {}}' : '');
       assert.equal(result.code, code, `${args.join(' ')}: ${result.stderr}`);
       assert.match(result.stderr, pattern);
+      // A message that quotes another sentence ends once: no "supported.. [CODE]".
+      assert.doesNotMatch(result.stderr, /[.!?:;,]\. \[/, 'doubled punctuation');
       if (code === 1) assert.equal(result.stderr.trim().split('\n').length, 1, `one line: ${result.stderr}`);
     }
     assert.equal(json<{ memories: number }>(['stats', '--dir', dir]).memories, 0, 'nothing was written');

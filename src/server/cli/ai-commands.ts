@@ -14,7 +14,7 @@ import {
   withStoreOptions,
 } from './context';
 import { oneLine } from '../../core/text';
-import { print, printJson } from './output';
+import { counted, inline, print, printJson } from './output';
 
 const TARGETS: readonly ConsolidationTarget[] = ['memory', 'skill', 'knowledge'];
 
@@ -109,12 +109,12 @@ function miningSummary(report: MiningReport): string {
     for (const item of report.updated) lines.push(`updated   ${item.id}  ${oneLine(item.content)}`);
   }
   for (const skip of report.skipped) {
-    lines.push(`skipped   ${skip.kind}${skip.content ? `  ${oneLine(skip.content, 60)}` : ''}: ${skip.reason}`);
+    lines.push(`skipped   ${skip.kind}${skip.content ? `  ${oneLine(skip.content, 60)}` : ''}: ${inline(skip.reason)}`);
   }
   const counts = report.dryRun
-    ? `dry run, nothing written: ${plan.memories.length} memories, ${plan.skills.length} skills, ${plan.profileFacts.length} profile facts planned`
+    ? `dry run, nothing written: ${counted(plan.memories.length, 'memory', 'memories')}, ${counted(plan.skills.length, 'skill')}, ${counted(plan.profileFacts.length, 'profile fact')} planned`
     : `${report.created.length} created, ${report.updated.length} updated${report.markedMined ? ', session marked mined' : ''}`;
-  lines.push(`${report.sessionId}: ${counts}, ${report.skipped.length} skipped (${plural(plan.requests, 'request')})`);
+  lines.push(`${report.sessionId}: ${counts}, ${report.skipped.length} skipped (${counted(plan.requests, 'request')})`);
   return lines.join('\n');
 }
 
@@ -128,27 +128,23 @@ function plannedLine(kind: 'memory' | 'skill', item: PlannedItem<string>): strin
 function consolidationSummary(report: ConsolidationReport): string {
   const { plan } = report;
   const verb = report.dryRun ? 'would ' : '';
-  const lines = [`${plan.target}: ${plan.reviewed} reviewed in ${plural(plan.requests, 'request')}`];
+  const lines = [`${plan.target}: ${plan.reviewed} reviewed in ${counted(plan.requests, 'request')}`];
   for (const merge of plan.merges) {
-    lines.push(`  ${verb}merge   ${merge.ids.join(' + ')} -> ${merge.ids[0]}: ${merge.reason}`);
+    lines.push(`  ${verb}merge   ${merge.ids.join(' + ')} -> ${merge.ids[0]}: ${inline(merge.reason)}`);
   }
-  for (const deletion of plan.deletions) lines.push(`  ${verb}delete  ${deletion.id}: ${deletion.reason}`);
+  for (const deletion of plan.deletions) lines.push(`  ${verb}delete  ${deletion.id}: ${inline(deletion.reason)}`);
   for (const rejected of plan.rejected) {
-    lines.push(`  rejected ${rejected.action} ${rejected.ids.join(', ')}: ${rejected.reason}`);
+    lines.push(`  rejected ${rejected.action} ${rejected.ids.join(', ')}: ${inline(rejected.reason)}`);
   }
-  for (const skipped of plan.skipped) lines.push(`  skipped  ${skipped.id}: ${skipped.reason}`);
+  for (const skipped of plan.skipped) lines.push(`  skipped  ${skipped.id}: ${inline(skipped.reason)}`);
   for (const failed of report.notApplied) {
-    lines.push(`  not applied ${failed.action} ${failed.ids.join(', ')}: ${failed.reason}`);
+    lines.push(`  not applied ${failed.action} ${failed.ids.join(', ')}: ${inline(failed.reason)}`);
   }
-  if (plan.documentChunks) lines.push(`  ${plan.documentChunks} document chunks left to sync`);
+  if (plan.documentChunks) lines.push(`  ${counted(plan.documentChunks, 'document chunk')} left to sync`);
   lines.push(
     report.dryRun
       ? '  dry run, nothing written'
       : `  ${report.merged.length} merged, ${report.deleted.length} deleted, ${report.notApplied.length} not applied`,
   );
   return lines.join('\n');
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }

@@ -6,6 +6,7 @@ import { OpenAiCompatibleChat } from '../../core/ai/provider';
 import { Memory } from '../../core/memory';
 import { MemoryError } from '../../core/errors';
 import type { OperationScope } from '../../core/operations';
+import { endProgress, printError, printProgress } from './output';
 
 /** Options every command takes. */
 export interface GlobalOptions {
@@ -83,7 +84,7 @@ export async function withMemory<T>(
   const memory = await Memory.open({
     dir: options.dir,
     embedder: embedderFromEnvironment(),
-    onWarning: (message) => process.stderr.write(`workspace-memory: warning: ${message}\n`),
+    onWarning: (message) => printError(`workspace-memory: warning: ${message}`),
   });
   try {
     return await work(memory);
@@ -156,7 +157,7 @@ export async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>
     return await work(controller.signal);
   } finally {
     process.off('SIGINT', stop);
-    if (process.stderr.isTTY) process.stderr.write('\n');
+    endProgress();
     if (controller.signal.aborted) process.exitCode = INTERRUPTED_EXIT_CODE;
   }
 }
@@ -164,7 +165,7 @@ export async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>
 /** Reports progress as "done of total unit" on one line, on a terminal only (it is not output). */
 export function progress(unit: string): (step: { done: number; total: number }) => void {
   return ({ done, total }) => {
-    if (process.stderr.isTTY) process.stderr.write(`\r${done} of ${total} ${unit}`);
+    printProgress(`${done} of ${total} ${unit}`);
   };
 }
 

@@ -8,6 +8,7 @@ import { registerMcpCommand } from './mcp-command';
 import { registerRagCommands } from './rag-commands';
 import { registerSearchCommands } from './search-commands';
 import { registerStoreCommands } from './store-commands';
+import { commanderOutput, guardOutput, printError } from './output';
 
 declare const PACKAGE_VERSION: string;
 
@@ -17,12 +18,13 @@ declare const PACKAGE_VERSION: string;
  * 130 stopped by Ctrl-C (see interruptible).
  */
 export async function main(argv: string[]): Promise<number> {
+  guardOutput();
   const program = new Command('workspace-memory')
     .description('A versioned, searchable memory store for a workspace.')
     .version(PACKAGE_VERSION)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  program.configureOutput(commanderOutput);
   registerStoreCommands(program);
   registerEntityCommands(program);
   registerSearchCommands(program);
@@ -45,9 +47,8 @@ export async function main(argv: string[]): Promise<number> {
         : 2;
     }
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(
-      `workspace-memory: ${message.split('\n')[0]}${isMemoryError(error) ? ` [${error.code}]` : ''}\n`,
-    );
+    // Messages quote ids, labels and stored text: printError escapes them like any output.
+    printError(`workspace-memory: ${message.split('\n')[0]}${isMemoryError(error) ? ` [${error.code}]` : ''}`);
     // A run that Ctrl-C cancelled fails with CANCELLED: still an interruption, not a failure.
     return process.exitCode === INTERRUPTED_EXIT_CODE ? INTERRUPTED_EXIT_CODE : 1;
   }

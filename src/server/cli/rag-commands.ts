@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { MemoryError } from '../../core/errors';
 import { DEFAULT_DOC_EXTENSIONS } from '../../core/rag/loader';
-import type { SyncReport } from '../../core/rag/rag';
+import type { RagQueryResult, SyncReport } from '../../core/rag/rag';
 import {
   type GlobalOptions,
   agentOption,
@@ -12,7 +12,8 @@ import {
   withMemory,
   withStoreOptions,
 } from './context';
-import { print, printJson } from './output';
+import { counted, inline, print, printJson } from './output';
+import { snippetOf } from './snippet';
 
 interface RagOptions extends GlobalOptions {
   agent: string;
@@ -20,17 +21,33 @@ interface RagOptions extends GlobalOptions {
 
 function summary(report: SyncReport): string {
   const lines = [
-    ...report.added.map((path) => `added     ${path}`),
-    ...report.updated.map((path) => `updated   ${path}`),
-    ...report.renamed.map(({ from, to }) => `renamed   ${from} -> ${to}`),
-    ...report.removed.map((path) => `removed   ${path}`),
-    ...report.skipped.map((file) => `skipped   ${file.path}: ${file.reason}`),
+    ...report.added.map((path) => `added     ${inline(path)}`),
+    ...report.updated.map((path) => `updated   ${inline(path)}`),
+    ...report.renamed.map(({ from, to }) => `renamed   ${inline(from)} -> ${inline(to)}`),
+    ...report.removed.map((path) => `removed   ${inline(path)}`),
+    ...report.skipped.map((file) => `skipped   ${inline(file.path)}: ${inline(file.reason)}`),
   ];
   const { added, updated, removed } = report.chunks;
   lines.push(
     `${report.cancelled ? 'stopped' : 'done'}: ${report.added.length} added, ${report.updated.length} updated, ${report.renamed.length} renamed, ${report.removed.length} removed, ${report.unchanged} unchanged, ${report.skipped.length} skipped (chunks +${added} ~${updated} -${removed})`,
   );
   return lines.join('\n');
+}
+
+/**
+ * Each chunk as its number, file and line, heading, and the line that best
+ * matches the question (the whole chunks are `--full`, or `--json`). The
+ * numbers are the ones an `--answer` cites.
+ */
+function snippets(result: RagQueryResult, question: string): string {
+  return result.chunks
+    .map(({ entity }, index) => {
+      const snippet = snippetOf(entity.content, question);
+      const line = entity.startLine === undefined ? '' : `:${entity.startLine + snippet.lineInChunk}`;
+      const heading = entity.headingPath?.length ? ` — ${entity.headingPath.join(' › ')}` : '';
+      return `[${index + 1}] ${inline(`${entity.source ?? entity.id}${line}${heading}`)}\n    ${snippet.text}`;
+    })
+    .join('\n');
 }
 
 function withAgent(command: Command): Command {
@@ -83,14 +100,16 @@ export function registerRagCommands(program: Command): void {
     .description('the document chunks that best answer a question, with citations; --answer asks a chat model')
     .option('--limit <n>', 'most chunks', parseInteger('--limit'), 5)
     .option('--answer', 'answer from the chunks with the chat model in WORKSPACE_MEMORY_CHAT_URL/_MODEL', false)
-    .action(async (question: string, options: RagOptions & { limit: number; answer: boolean }) => {
+    .option('--full', 'print the whole chunks, not a line of each', false)
+    .action(async (question: string, options: RagOptions & { limit: number; answer: boolean; full: boolean }) => {
       const ai = options.answer ? chatFromEnvironment('--answer') : undefined;
       const result = await withMemory(options, (memory) =>
         memory.rag.query(options.agent, question, { limit: options.limit, ai }),
       );
       if (options.json) return printJson(result);
       if (result.answer) print(`${result.answer}\n\n---\n`);
-      print(result.context || 'no matching documents');
+      if (result.chunks.length === 0) return print('no matching documents');
+      print(options.full ? result.context : snippets(result, question));
     });
 
   withAgent(rag.command('status'))
@@ -98,8 +117,8 @@ export function registerRagCommands(program: Command): void {
     .action(async (options: RagOptions) => {
       const status = await withMemory(options, async (memory) => memory.rag.status(options.agent));
       if (options.json) return printJson(status);
-      status.documents.forEach((document) => print(`${String(document.chunks).padStart(5)}  ${document.path}`));
-      print(`${status.files} files, ${status.chunks} chunks`);
+      status.documents.forEach((document) => print(`${String(document.chunks).padStart(5)}  ${inline(document.path)}`));
+      print(`${counted(status.files, 'file')}, ${counted(status.chunks, 'chunk')}`);
     });
 }
 

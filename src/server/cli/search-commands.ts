@@ -13,7 +13,7 @@ import {
   withScopeOptions,
   withStoreOptions,
 } from './context';
-import { entityLine, print, printJson } from './output';
+import { counted, entityLine, print, printError, printJson } from './output';
 
 const SEARCHABLE = ['memory', 'skill', 'knowledge'] as const;
 
@@ -91,7 +91,9 @@ export function registerSearchCommands(program: Command): void {
         );
         if (options.json) return printJson(result);
         print(recallText(result, query));
-        process.stderr.write(`${result.items.length} items, ${result.chars} characters, ~${result.tokens} tokens\n`);
+        printError(
+          `${counted(result.items.length, 'item')}, ${counted(result.chars, 'character')}, ~${counted(result.tokens, 'token')}`,
+        );
       },
     );
 
@@ -115,7 +117,7 @@ export function registerSearchCommands(program: Command): void {
       if (options.json) printJson(report);
       else
         print(
-          `${report.cancelled ? 'stopped' : 'done'}: embedded ${report.embedded} with ${report.model}, ${report.remaining} left, ${report.pruned} old vectors removed`,
+          `${report.cancelled ? 'stopped' : 'done'}: embedded ${report.embedded} with ${report.model}, ${report.remaining} left, ${counted(report.pruned, 'old vector')} removed`,
         );
     });
 
@@ -124,6 +126,6 @@ export function registerSearchCommands(program: Command): void {
     .action(async (options: GlobalOptions) => {
       const count = await withMemory(options, (memory) => memory.rebuildIndex());
       if (options.json) printJson({ indexed: count });
-      else print(`indexed ${count} entities`);
+      else print(`indexed ${counted(count, 'entity', 'entities')}`);
     });
 }

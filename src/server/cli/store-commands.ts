@@ -4,18 +4,12 @@ import { MemoryError } from '../../core/errors';
 import type { SnapshotInfo } from '../../core/snapshots';
 import { type GlobalOptions, parseInteger, parseNumber, readStdin, withMemory, withStoreOptions } from './context';
 import { readTextFile, writeTextFile } from './files';
-import { print, printJson } from './output';
+import { counted, inline, noun, print, printJson } from './output';
 
 function snapshotLine(info: SnapshotInfo): string {
-  // Labels are checked when made, but a store from an older version may hold any: one line, no escapes.
-  const label = [...info.label]
-    .map((char) => {
-      const code = char.codePointAt(0)!;
-      const control = code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029;
-      return control ? `\\u${code.toString(16).padStart(4, '0')}` : char;
-    })
-    .join('');
-  return `${info.id}  ${info.createdAt}  ${String(info.entities).padStart(7)} entities  ${label}`;
+  // Labels are checked when made, but a store from an older version may hold any: one line, escaped.
+  const entities = `${String(info.entities).padStart(7)} ${noun(info.entities, 'entity', 'entities').padEnd(8)}`;
+  return `${info.id}  ${info.createdAt}  ${entities}  ${inline(info.label)}`.trimEnd();
 }
 
 export function registerStoreCommands(program: Command): void {
@@ -55,12 +49,12 @@ export function registerStoreCommands(program: Command): void {
     .option('--out <file>', 'write to a file instead of standard output')
     .action(async (options: GlobalOptions & { out?: string }) => {
       const data = await withMemory(options, (memory) => memory.export());
-      const text = JSON.stringify(data, null, 2);
-      if (!options.out) return print(text);
-      writeTextFile(options.out, `${text}\n`);
+      // The export is JSON for a program (import) to read: exact, never escaped.
+      if (!options.out) return printJson(data);
+      writeTextFile(options.out, `${JSON.stringify(data, null, 2)}\n`);
       const count = Object.values(data.entities).reduce((sum, list) => sum + list.length, 0);
       if (options.json) printJson({ out: path.resolve(options.out), entities: count });
-      else print(`exported ${count} entities to ${options.out}`);
+      else print(`exported ${counted(count, 'entity', 'entities')} to ${options.out}`);
     });
 
   withStoreOptions(program.command('import <file>'))
@@ -100,7 +94,7 @@ export function registerStoreCommands(program: Command): void {
       else {
         report.errors.forEach((error) => print(`${error.code}  ${error.message}`));
         print(
-          `${report.valid ? 'valid' : 'INVALID'}: ${report.totalEntities} entities, ${report.totalCommits} commits, ${report.totalObjects} objects, ${report.errors.length} errors`,
+          `${report.valid ? 'valid' : 'INVALID'}: ${counted(report.totalEntities, 'entity', 'entities')}, ${counted(report.totalCommits, 'commit')}, ${counted(report.totalObjects, 'object')}, ${counted(report.errors.length, 'error')}`,
         );
       }
       if (!report.valid) process.exitCode = 1;
