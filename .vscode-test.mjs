@@ -1,8 +1,9 @@
 // Runs the main integration suite in a desktop VS Code through
-// @vscode/test-cli (`npx vscode-test`), for developers whose machine can
-// download VS Code. Build the bundles first:
-//   npm run test:vscode -- --bundle-only && npx vscode-test
-// (test-cli also needs @vscode/test-electron installed.) On an offline
+// @vscode/test-cli, for developers whose machine can download VS Code
+// (neither package is a devDependency: npx fetches them on first use):
+//   npm run test:vscode -- --bundle-only
+//   npx -p @vscode/test-cli -p @vscode/test-electron vscode-test
+// On an offline
 // machine and in CI, `npm run test:vscode` runs the same tests in VS Code's
 // server and web workbench instead; see test/vscode/run.mjs.
 import { defineConfig } from '@vscode/test-cli';

@@ -89,9 +89,43 @@ function findNpmCli(machineNode) {
   return found;
 }
 
+/** Whether `command` is an executable on PATH. */
+function onPath(command) {
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .some((dir) => dir && fs.existsSync(path.join(dir, process.platform === 'win32' ? `${command}.exe` : command)));
+}
+
+/**
+ * What code-server's install needs from the system and this machine lacks,
+ * each with how to get it. Its postinstall compiles native modules, and a
+ * missing header otherwise fails minutes in with a raw compiler error.
+ */
+export function missingPrerequisites({ platform = process.platform, exists = fs.existsSync, has = onPath } = {}) {
+  const missing = [];
+  if (platform === 'linux') {
+    if (!['/usr/include/gssapi/gssapi.h', '/usr/include/gssapi.h'].some((file) => exists(file))) {
+      missing.push('the Kerberos headers (Debian/Ubuntu: libkrb5-dev; Fedora: krb5-devel)');
+    }
+    if (!has('g++') && !has('c++')) missing.push('a C++ compiler (Debian/Ubuntu: build-essential; Fedora: gcc-c++)');
+    if (!has('make')) missing.push('make');
+    if (!has('python3')) missing.push('python3');
+  } else if (platform === 'darwin') {
+    if (!has('clang++')) missing.push("Xcode's command line tools (xcode-select --install)");
+  }
+  return missing;
+}
+
 /** Installs code-server when missing; resolves with the VS Code folder. */
 export async function ensureCodeServer({ log = (line) => console.log(line) } = {}) {
   if (isInstalled()) return vscodeDir;
+  const missing = missingPrerequisites();
+  if (missing.length > 0) {
+    throw new Error(
+      `VS Code's server (code-server) builds native modules on its first install and needs ${missing.join(', ')}. ` +
+        "On Debian or Ubuntu: sudo apt-get install -y libkrb5-dev build-essential python3. See the README's Quick start.",
+    );
+  }
   const machineNode = findMachineNode();
   const npmCli = findNpmCli(machineNode);
   log(
