@@ -62,10 +62,21 @@ export class HistoryTree implements vscode.TreeDataProvider<CommitNode> {
   }
 
   async getChildren(node?: CommitNode): Promise<CommitNode[]> {
-    if (node || !this.target) return [];
+    if (node) return [];
+    if (!this.target) {
+      if (this.view) this.view.description = undefined;
+      return [];
+    }
     const target = this.target;
     try {
       const { commits, latest } = await this.services.use((memory) => memory.worker.historyOutline(target.id));
+      if (commits.length === 0) {
+        // Not in this store (another store was opened, or a restore went back before it):
+        // nothing is selected any more, and the title must not keep its name.
+        if (this.target === target) this.target = undefined;
+        if (this.view) this.view.description = undefined;
+        return [];
+      }
       const label = latest ? entityLabel(latest) : target.id;
       if (this.view) {
         this.view.description = label;
