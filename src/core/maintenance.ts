@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import type { PartialSnapshots } from './snapshots';
 import type { Database } from './store/database';
 import type { EntityType } from './types';
 import { ENTITY_TYPES } from './types';
@@ -79,12 +80,16 @@ export interface StoreStats {
   commits: number;
   auditEntries: number;
   snapshots: number;
+  /** Snapshot copies being written, or left by one that was killed (removed on the next open or snapshot). */
+  partialSnapshots: number;
+  /** Their size in bytes; not part of bytesOnDisk. */
+  partialSnapshotBytes: number;
   /** The database and its write-ahead log, in bytes. */
   bytesOnDisk: number;
   path: string;
 }
 
-export function collectStats(db: Database, snapshots: number): StoreStats {
+export function collectStats(db: Database, snapshots: number, partials: PartialSnapshots): StoreStats {
   const live = Object.fromEntries(Object.values(COLLECTION_OF).map((name) => [name, 0])) as Record<
     CollectionName,
     number
@@ -104,6 +109,8 @@ export function collectStats(db: Database, snapshots: number): StoreStats {
     commits: count('commits'),
     auditEntries: count('audit'),
     snapshots,
+    partialSnapshots: partials.files,
+    partialSnapshotBytes: partials.bytes,
     bytesOnDisk: size(db.path) + size(`${db.path}-wal`),
     path: db.path,
   };

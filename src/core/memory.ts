@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Collection, CollectionContext } from './collections/collection';
@@ -31,6 +30,7 @@ import { VectorIndex } from './search/vectors';
 import type { Embedder } from './ai/embedder';
 import { QueryExpander, type SynonymMap } from './search/synonyms';
 import { Database } from './store/database';
+import { STORE_FILE, prepareStoreFolder } from './store/store-file';
 import { EntityStore } from './store/entity-store';
 import type { Entity, EntityType, HistoryEntry } from './types';
 import { assertEntityType, assertId } from './validation';
@@ -39,6 +39,13 @@ import { type VerifyReport, verifyState } from './verify';
 export interface MemoryOptions {
   /** The folder that holds the store (created if missing). */
   dir: string;
+  /**
+   * Also start a new store in an existing empty store file (zero bytes, or a
+   * database without tables), which is otherwise refused because it means the
+   * store's data went missing. What `workspace-memory init` does. A missing
+   * file is always created; another program's database is always refused.
+   */
+  init?: boolean;
   /** Recorded as the author of every commit this instance makes. */
   author?: string;
   /** See DatabaseOptions.synchronous: `normal` (default) or `full` for power-loss durability. */
@@ -63,7 +70,7 @@ export interface MemoryOptions {
   onWarning?: (message: string) => void;
 }
 
-export const STORE_FILE = 'memory.db';
+export { STORE_FILE };
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
@@ -122,6 +129,7 @@ export class Memory {
     this.sessions = new SessionCollection(ctx, 'session');
     this.profiles = new ProfileCollection(ctx, 'profile');
     this.snapshots = new Snapshots(db, store, path.join(dir, 'snapshots'));
+    this.snapshots.removeOrphanedPartials();
     this.rag = new Rag({
       saveChunks: async (agentId, inputs) =>
         void (await this.knowledge.saveMany(inputs.map((input) => ({ agentId, input })))),
@@ -146,16 +154,11 @@ export class Memory {
       throw new MemoryError('INVALID_INPUT', 'Memory.open needs a `dir` (the folder of the store).');
     }
     const dir = path.resolve(options.dir);
-    try {
-      fs.mkdirSync(dir, { recursive: true });
-    } catch (error) {
-      throw new MemoryError('INVALID_INPUT', `Cannot create the store folder ${dir}: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
+    prepareStoreFolder(dir);
     const db = new Database(path.join(dir, STORE_FILE), {
       synchronous: options.synchronous,
       busyTimeoutMs: options.busyTimeoutMs,
+      init: options.init,
     });
     const now = options.now ?? (() => new Date());
     const index = new FtsIndex(db);
@@ -265,7 +268,7 @@ export class Memory {
   }
 
   async stats(): Promise<StoreStats> {
-    return collectStats(this.db, this.snapshots.list().length);
+    return collectStats(this.db, this.snapshots.list().length, this.snapshots.partials());
   }
 
   async export(): Promise<ExportData> {

@@ -1,8 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MemoryError } from './errors';
+import { MemoryError, isMemoryError } from './errors';
 import { nodeCrypto } from './crypto';
 import type { Database } from './store/database';
+import { formatBytes, isDiskFull, storeFullError } from './store/disk-full';
+import { findTempFiles, ownedTempPath, removeOrphanedTempFiles, removeQuietly } from './store/owned-files';
 import type { EntityStore } from './store/entity-store';
 import { SCHEMA_VERSION, STATE_TABLES } from './store/schema';
 import { assertId } from './validation';
@@ -43,10 +45,36 @@ function assertLabel(label: unknown): asserts label is string {
 }
 
 /**
+ * A failure while opening or reading a snapshot, as SNAPSHOT_INVALID. The
+ * database layer names the live store in what it reports (a damaged or
+ * unreadable file), but here the file at fault is the snapshot; the live
+ * store's own conditions (busy, closed, full) pass unchanged.
+ */
+function snapshotFault(error: unknown, what: string): unknown {
+  if (isMemoryError(error) && !isMemoryError(error, 'STORE_CORRUPT') && !isMemoryError(error, 'STORE_READONLY')) {
+    return error;
+  }
+  const sqlite = isMemoryError(error) ? error.cause : error;
+  const reason = sqlite instanceof Error ? sqlite.message : String(sqlite);
+  return new MemoryError('SNAPSHOT_INVALID', `${what}: ${reason}. The live store was not changed.`, { cause: error });
+}
+
+/** A snapshot being copied (or left by a copy that was killed): `snap-….db.<pid>@<host>.partial`, or `snap-….db.partial` from older versions. */
+const isPartial = (name: string): boolean => name.startsWith('snap-') && name.endsWith('.partial');
+
+/** The snapshot copies in progress or left behind, which `stats` reports while they exist. */
+export interface PartialSnapshots {
+  files: number;
+  bytes: number;
+}
+
+/**
  * Point-in-time copies of the store, each a standalone SQLite file made by
  * VACUUM INTO (a consistent copy even while other processes write) with a
- * JSON manifest beside it. The manifest is written last, so a snapshot
- * interrupted half-way is never listed.
+ * JSON manifest beside it. The copy is written under a temporary name that
+ * says which process writes it, and the manifest last, so a snapshot
+ * interrupted half-way is never listed; a failed one removes what it wrote,
+ * and what a killed one left is removed on the next open or snapshot.
  */
 export class Snapshots {
   constructor(
@@ -57,19 +85,52 @@ export class Snapshots {
 
   create(label: string): SnapshotInfo {
     assertLabel(label);
-    fs.mkdirSync(this.dir, { recursive: true });
-    const createdAt = this.store.timestamp();
     const id = `snap-${Date.now().toString(36)}-${nodeCrypto().randomBytes(3).toString('hex')}`;
     const file = this.file(id);
-    const partial = `${file}.partial`;
-    fs.rmSync(partial, { force: true });
-    this.db.exec(`VACUUM INTO '${partial.replace(/'/g, "''")}'`);
-    fs.renameSync(partial, file);
-    const entities = Number(this.db.get('SELECT count(*) AS n FROM refs WHERE deleted = 0')?.n ?? 0);
-    const info: SnapshotInfo = { id, label, createdAt, entities, bytes: fs.statSync(file).size };
-    fs.writeFileSync(this.manifest(id), JSON.stringify(info, null, 2));
-    this.db.transaction(() => this.store.audit('snapshot', null, [], { snapshot: id, label }));
-    return info;
+    const partial = ownedTempPath(file, 'partial');
+    try {
+      fs.mkdirSync(this.dir, { recursive: true });
+      this.removeOrphanedPartials();
+      const createdAt = this.store.timestamp();
+      this.db.exec(`VACUUM INTO '${partial.replace(/'/g, "''")}'`);
+      fs.renameSync(partial, file);
+      const entities = Number(this.db.get('SELECT count(*) AS n FROM refs WHERE deleted = 0')?.n ?? 0);
+      const info: SnapshotInfo = { id, label, createdAt, entities, bytes: fs.statSync(file).size };
+      fs.writeFileSync(this.manifest(id), JSON.stringify(info, null, 2));
+      this.db.transaction(() => this.store.audit('snapshot', null, [], { snapshot: id, label }));
+      return info;
+    } catch (error) {
+      // All or nothing: a snapshot that failed must not be listed, nor leave its copy taking space.
+      for (const leftover of [partial, file, this.manifest(id)]) removeQuietly(leftover);
+      if (isDiskFull(error)) {
+        throw storeFullError(
+          this.db.path,
+          'the snapshot',
+          `A snapshot needs about ${formatBytes(this.storeBytes())}, the size of the store.`,
+          error,
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** Removes snapshot copies whose writer is gone (killed, or failed without cleaning up); best effort. */
+  removeOrphanedPartials(): void {
+    removeOrphanedTempFiles(this.dir, isPartial);
+  }
+
+  /** Snapshot copies on disk that are not (yet) snapshots: being written now, or left behind. */
+  partials(): PartialSnapshots {
+    const found = findTempFiles(this.dir, isPartial);
+    return { files: found.length, bytes: found.reduce((sum, file) => sum + file.bytes, 0) };
+  }
+
+  /** What a copy of the store takes: its pages in use (free pages are not copied). */
+  private storeBytes(): number {
+    const row = this.db.get(
+      'SELECT (page_count - freelist_count) * page_size AS bytes FROM pragma_page_count(), pragma_page_size(), pragma_freelist_count()',
+    );
+    return Number(row?.bytes ?? 0);
   }
 
   list(): SnapshotInfo[] {
@@ -100,19 +161,23 @@ export class Snapshots {
     try {
       this.db.exec(`ATTACH DATABASE '${file.replace(/'/g, "''")}' AS snap`);
     } catch (error) {
-      throw new MemoryError('SNAPSHOT_INVALID', `Snapshot ${id} cannot be opened: ${String(error)}`, { cause: error });
+      throw snapshotFault(error, `Snapshot ${id} cannot be opened`);
     }
     try {
-      const version = Number(this.db.get('PRAGMA snap.user_version')?.user_version ?? 0);
-      if (version < 1 || version > SCHEMA_VERSION) {
-        throw new MemoryError('SNAPSHOT_INVALID', `Snapshot ${id} has an unsupported layout (schema ${version}).`);
-      }
-      const report = verifyState(this.db, 'snap');
-      if (!report.valid) {
-        throw new MemoryError(
-          'SNAPSHOT_INVALID',
-          `Snapshot ${id} failed verification: ${report.errors[0]?.message ?? ''}`,
-        );
+      try {
+        const version = Number(this.db.get('PRAGMA snap.user_version')?.user_version ?? 0);
+        if (version < 1 || version > SCHEMA_VERSION) {
+          throw new MemoryError('SNAPSHOT_INVALID', `Snapshot ${id} has an unsupported layout (schema ${version}).`);
+        }
+        const report = verifyState(this.db, 'snap');
+        if (!report.valid) {
+          throw new MemoryError(
+            'SNAPSHOT_INVALID',
+            `Snapshot ${id} failed verification: ${report.errors[0]?.message ?? ''}`,
+          );
+        }
+      } catch (error) {
+        throw snapshotFault(error, `Snapshot ${id} cannot be read`);
       }
       this.db.transaction(() => {
         for (const table of STATE_TABLES) {

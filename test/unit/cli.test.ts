@@ -285,6 +285,20 @@ describe('cli', function () {
     assert.match(result.stdout, /OBJECT_HASH_MISMATCH/);
   });
 
+  it('says an empty store file is empty, and init makes it a store again', () => {
+    const empty = tempDir('wm-cli-empty-');
+    try {
+      fs.writeFileSync(path.join(empty, 'memory.db'), '');
+      const stats = cli(['stats', '--dir', empty]);
+      assert.equal(stats.code, 1);
+      assert.match(stats.stderr, /is empty.*\[STORE_CORRUPT\]/);
+      assert.equal(cli(['init', '--dir', empty]).code, 0);
+      assert.equal(cli(['stats', '--dir', empty]).code, 0);
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
   it('has --help on every command', () => {
     for (const command of [
       'init',

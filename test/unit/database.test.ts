@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { isMemoryError } from '../../src/core/errors';
-import { Database } from '../../src/core/store/database';
+import { Database, translateSqliteError } from '../../src/core/store/database';
 import { tempDir } from './helpers';
 
 describe('database', () => {
@@ -65,5 +65,19 @@ describe('database', () => {
       () => new Database(blocked),
       (error: unknown) => isMemoryError(error, 'STORE_READONLY') && error.message.includes(blocked),
     );
+  });
+
+  it('names a full disk STORE_FULL with the store, from SQLite or from a file write', () => {
+    const file = path.join(dir, 'memory.db');
+    const sqlite = Object.assign(new Error('database or disk is full'), { errcode: 13, code: 'ERR_SQLITE_ERROR' });
+    const system = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    for (const error of [sqlite, system]) {
+      const translated = translateSqliteError(error, file, () => 'It needs 1 MB.');
+      assert.ok(isMemoryError(translated, 'STORE_FULL'), String(translated));
+      assert.ok(translated.message.includes(file), translated.message);
+      assert.match(translated.message, /is full \(\d+(\.\d)? (bytes|KB|MB|GB|TB) free\): the write was not made/);
+      assert.match(translated.message, /It needs 1 MB\./);
+      assert.equal(translated.cause, error);
+    }
   });
 });

@@ -46,6 +46,27 @@ describe('durability across processes', function () {
     }
   });
 
+  it('several processes creating one new store at once all open it and lose nothing', async () => {
+    // Each opens a folder with no store yet: one creates it, the others open that one;
+    // none may find a store file that exists but is still empty and refuse it.
+    const fresh = path.join(dir, 'fresh', '.workspace-memory');
+    const tags = ['w1', 'w2', 'w3', 'w4'];
+    const results = await Promise.all(tags.map((tag) => exited(startWriter(fresh, 'singles', '5', tag))));
+    results.forEach((result) => assert.equal(result.code, 0, result.stderr));
+    const memory = await Memory.open({ dir: fresh });
+    try {
+      for (const tag of tags) assert.equal(await memory.memories.count('agent', tag), 5);
+      assert.deepEqual((await memory.verify()).errors, []);
+    } finally {
+      await memory.close();
+    }
+    assert.deepEqual(
+      fs.readdirSync(fresh).filter((name) => name.includes('.creating')),
+      [],
+      'no temporary store file left behind',
+    );
+  });
+
   it('a process killed with SIGKILL inside a large saveMany leaves a valid store with all or none of the batch', async () => {
     const batch = 40_000;
     const child = startWriter(dir, 'batch', String(batch));

@@ -1,7 +1,17 @@
+import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync, SQLInputValue } from 'node:sqlite';
 import { MemoryError } from '../errors';
 import { loadSqlite } from '../sqlite';
+import { formatBytes, isDiskFull, storeFullError } from './disk-full';
 import { SCHEMA_VERSION, migrate } from './schema';
+import {
+  NEW_STORE_NEEDS,
+  classifyContents,
+  createIfMissing,
+  emptyFileError,
+  foreignFileError,
+  unwritableReason,
+} from './store-file';
 
 export interface DatabaseOptions {
   /**
@@ -15,7 +25,22 @@ export interface DatabaseOptions {
   /** How long a writer waits for another process's transaction, in ms. */
   busyTimeoutMs?: number;
   readOnly?: boolean;
+  /**
+   * Make a store of an existing empty file (zero bytes, or a database without
+   * tables) instead of refusing it as a store whose data went missing.
+   * `workspace-memory init` asks for this. A missing file is always created.
+   */
+  init?: boolean;
 }
+
+/**
+ * How many pages the write-ahead log takes before a checkpoint moves them
+ * into the store file: every ~32 MB of log rather than every 4 MB. A
+ * checkpoint rewrites pages into the database and syncs it, and doing that
+ * eight times less often made single saves ~25% and bulk saves ~40% faster
+ * (bench/store.mjs). The log is capped and removed on the last close.
+ */
+const WAL_CHECKPOINT_PAGES = 8000;
 
 export type Row = Record<string, SQLInputValue>;
 
@@ -32,18 +57,37 @@ export class Database {
   private readonly deferred = new Map<string, { state: unknown; flush: (state: unknown) => void }>();
   private closed = false;
 
+  /** The store file that errors name: `path`, unless this connection is building a new store for it. */
+  private readonly label: string;
+
+  /**
+   * Opens the store at `path`, creating it when there is no file (see
+   * createIfMissing) and bringing an older layout up to date. Refuses a file
+   * that is not a store, and an empty one unless `options.init`.
+   * `buildingFor` is createIfMissing's: `path` is a new temporary file that
+   * becomes the store at `buildingFor`.
+   */
   constructor(
     readonly path: string,
     options: DatabaseOptions = {},
+    buildingFor?: string,
   ) {
+    this.label = buildingFor ?? path;
+    const creation =
+      options.readOnly || buildingFor !== undefined
+        ? 'existed'
+        : createIfMissing(path, (temp) => new Database(temp, options, path).close());
     const { DatabaseSync } = loadSqlite();
     try {
       this.db = new DatabaseSync(path, { readOnly: options.readOnly ?? false });
     } catch (error) {
-      throw translateSqliteError(error, path);
+      throw this.translate(error);
     }
     try {
       this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 15000))}`);
+      // Before anything writes (journal_mode rewrites the header): a file
+      // that is not ours must be left exactly as it was.
+      this.assertStoreFile(buildingFor !== undefined || creation === 'in-place' || options.init === true);
       if (!options.readOnly) {
         this.db.exec('PRAGMA journal_mode = WAL');
         this.db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
@@ -52,11 +96,7 @@ export class Database {
       // 32 MB of page cache: hash-keyed tables are written in random order.
       this.db.exec('PRAGMA cache_size = -32000');
       this.db.exec('PRAGMA mmap_size = 268435456');
-      // Checkpoint every ~32 MB of log rather than every 4 MB: a checkpoint
-      // rewrites pages into the database and syncs it, and doing that eight
-      // times less often made single saves ~25% and bulk saves ~40% faster
-      // (bench/store.mjs). The log is capped and removed on the last close.
-      this.db.exec('PRAGMA wal_autocheckpoint = 8000');
+      this.db.exec(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
       this.db.exec('PRAGMA journal_size_limit = 67108864');
       const version = Number(this.get('PRAGMA user_version')?.user_version ?? 0);
       if (version > SCHEMA_VERSION) {
@@ -67,14 +107,46 @@ export class Database {
       }
       if (version < SCHEMA_VERSION) {
         if (options.readOnly) {
-          throw new MemoryError('STORE_INCOMPATIBLE', `The store at ${path} is not initialized.`);
+          throw new MemoryError('STORE_INCOMPATIBLE', `The store at ${this.label} is not initialized.`);
         }
         this.transaction(() => migrate(this));
       }
     } catch (error) {
       this.db.close();
-      throw translateSqliteError(error, path);
+      throw this.translate(error);
     }
+  }
+
+  /**
+   * Refuses another program's SQLite file (adding our tables to it would
+   * damage it) and, unless `emptyExpected`, an empty one: where a store was,
+   * an empty file means its data went missing, and opening it as a new
+   * store would hide that.
+   */
+  private assertStoreFile(emptyExpected: boolean): void {
+    const names = this.all("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").map((row) =>
+      String(row.name),
+    );
+    const contents = classifyContents(names);
+    if (contents === 'foreign') throw foreignFileError(this.label, names);
+    if (contents === 'empty' && !emptyExpected) throw emptyFileError(this.label);
+  }
+
+  /** A SQLite failure as the MemoryError callers get, naming this store. */
+  private translate(error: unknown): unknown {
+    return translateSqliteError(error, this.label, () => this.spaceNeeded());
+  }
+
+  /** What STORE_FULL says a write needs: room for the write-ahead log to grow to its checkpoint size. */
+  private spaceNeeded(): string {
+    if (this.label !== this.path) return NEW_STORE_NEEDS;
+    let pageSize = 4096;
+    try {
+      pageSize = Number(this.db.prepare('PRAGMA page_size').get()?.page_size ?? pageSize);
+    } catch {
+      // Keep SQLite's default.
+    }
+    return `The store's write-ahead log takes up to ${formatBytes(WAL_CHECKPOINT_PAGES * pageSize)} between checkpoints (more during a large import).`;
   }
 
   private statement(sql: string): StatementSync {
@@ -88,15 +160,19 @@ export class Database {
   }
 
   run(sql: string, ...params: SQLInputValue[]): { changes: number; lastInsertRowid: number } {
-    const result = this.statement(sql).run(...params);
-    return { changes: Number(result.changes), lastInsertRowid: Number(result.lastInsertRowid) };
+    try {
+      const result = this.statement(sql).run(...params);
+      return { changes: Number(result.changes), lastInsertRowid: Number(result.lastInsertRowid) };
+    } catch (error) {
+      throw this.translate(error);
+    }
   }
 
   get(sql: string, ...params: SQLInputValue[]): Row | undefined {
     try {
       return this.statement(sql).get(...params) as Row | undefined;
     } catch (error) {
-      throw translateSqliteError(error, this.path);
+      throw this.translate(error);
     }
   }
 
@@ -104,7 +180,7 @@ export class Database {
     try {
       return this.statement(sql).all(...params) as Row[];
     } catch (error) {
-      throw translateSqliteError(error, this.path);
+      throw this.translate(error);
     }
   }
 
@@ -114,7 +190,11 @@ export class Database {
 
   exec(sql: string): void {
     if (this.closed) throw new MemoryError('STORE_CLOSED', 'The store is closed.');
-    this.db.exec(sql);
+    try {
+      this.db.exec(sql);
+    } catch (error) {
+      throw this.translate(error);
+    }
   }
 
   /**
@@ -131,7 +211,7 @@ export class Database {
       // BEGIN and COMMIT again on every write.
       this.statement('BEGIN IMMEDIATE').run();
     } catch (error) {
-      throw translateSqliteError(error, this.path);
+      throw this.translate(error);
     }
     this.inTransaction = true;
     try {
@@ -146,7 +226,7 @@ export class Database {
       } catch {
         // The transaction is already gone (SQLite rolled it back itself).
       }
-      throw translateSqliteError(error, this.path);
+      throw this.translate(error);
     } finally {
       this.inTransaction = false;
       this.deferred.clear();
@@ -228,7 +308,11 @@ export class Database {
   }
 }
 
-export function translateSqliteError(error: unknown, file?: string): unknown {
+/**
+ * SQLite's failures as MemoryErrors with a code; anything else unchanged.
+ * `spaceNeeded` says, for STORE_FULL, how much room the failed work needs.
+ */
+export function translateSqliteError(error: unknown, file?: string, spaceNeeded?: () => string): unknown {
   if (error instanceof MemoryError) return error;
   const errcode = (error as { errcode?: unknown } | null)?.errcode;
   // Extended result codes keep the primary code in their low byte.
@@ -243,12 +327,18 @@ export function translateSqliteError(error: unknown, file?: string): unknown {
       { cause: error },
     );
   }
+  // 13 = SQLITE_FULL
+  if (isDiskFull(error)) {
+    return storeFullError(file, 'the write', spaceNeeded?.() ?? '', error);
+  }
   // 8 = SQLITE_READONLY, 14 = SQLITE_CANTOPEN: even reading needs to write
   // the write-ahead log and its index beside the store.
   if (code === 8 || code === 14) {
+    const folder = file ? unwritableReason(dirname(file)) : undefined;
+    const why = folder ? `its folder cannot be written: ${folder}` : message;
     return new MemoryError(
       'STORE_READONLY',
-      `${store} cannot be opened for writing (${message}). Workspace Memory needs to write its file and folder, even to read: check their permissions, or copy the store somewhere writable.`,
+      `${store} cannot be opened for writing (${why}). Workspace Memory needs to write its file and folder, even to read: check their permissions, or copy the store somewhere writable.`,
       { cause: error },
     );
   }

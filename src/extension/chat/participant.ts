@@ -49,6 +49,8 @@ function wayForward(error: unknown): string {
       return vscode.l10n.t('Check the text after the command and try again.');
     case 'STORE_BUSY':
       return vscode.l10n.t('Another process is writing to the store: try again in a moment.');
+    case 'STORE_FULL':
+      return vscode.l10n.t('Free some space on the disk that holds the store, then try again.');
     default:
       return vscode.l10n.t('The log has the details.');
   }

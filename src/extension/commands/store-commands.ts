@@ -202,6 +202,14 @@ async function showStats(services: Services) {
     [vscode.l10n.t('Commits'), stats.commits],
     [vscode.l10n.t('Audit entries'), stats.auditEntries],
     [vscode.l10n.t('Snapshots'), stats.snapshots],
+    ...(stats.partialSnapshots > 0
+      ? [
+          [
+            vscode.l10n.t('Partial snapshots (removed on next open)'),
+            `${stats.partialSnapshots} (${formatBytes(stats.partialSnapshotBytes)})`,
+          ] as [string, string],
+        ]
+      : []),
     [vscode.l10n.t('Size on disk'), formatBytes(stats.bytesOnDisk)],
   ];
   await showReport(

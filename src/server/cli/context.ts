@@ -83,6 +83,8 @@ export async function withMemory<T>(
   }
   const memory = await Memory.open({
     dir: options.dir,
+    // Only `init` may turn an empty store file into a new store; any other command says it is empty.
+    init: create,
     embedder: embedderFromEnvironment(),
     onWarning: (message) => printError(`workspace-memory: warning: ${message}`),
   });

@@ -78,12 +78,14 @@ export function registerStoreCommands(program: Command): void {
     .action(async (options: GlobalOptions) => {
       const stats = await withMemory(options, (memory) => memory.stats());
       if (options.json) printJson(stats);
-      else
+      else {
+        const width = Math.max(...Object.keys(stats).map((key) => key.length));
         print(
           Object.entries(stats)
-            .map(([key, value]) => `${key.padEnd(14)} ${value}`)
+            .map(([key, value]) => `${key.padEnd(width)} ${value}`)
             .join('\n'),
         );
+      }
     });
 
   withStoreOptions(program.command('verify'))

@@ -1,0 +1,52 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { MemoryError, isMemoryError } from '../errors';
+
+/** SQLite's result code for "database or disk is full". */
+const SQLITE_FULL = 13;
+
+/** True for a write that failed because the disk (or the file system's quota) is full. */
+export function isDiskFull(error: unknown): boolean {
+  if (isMemoryError(error)) return error.code === 'STORE_FULL';
+  const { errcode, code } = (error ?? {}) as { errcode?: unknown; code?: unknown };
+  // Extended result codes keep the primary code in their low byte.
+  return (typeof errcode === 'number' && (errcode & 0xff) === SQLITE_FULL) || code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value >= 10 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
+}
+
+/** Free space for this user on the file system holding `dir`, or undefined where it cannot be told. */
+function freeBytes(dir: string): number | undefined {
+  try {
+    const stats = fs.statfsSync(dir);
+    return Number(stats.bavail) * Number(stats.bsize);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The STORE_FULL error for `file`: what was not done, how much room it needs
+ * (`needs`, a sentence), and how much the disk has. Says that nothing was
+ * lost, which every caller must make true: a failed transaction rolls back,
+ * and a failed snapshot removes what it had written.
+ */
+export function storeFullError(file: string | undefined, failed: string, needs: string, cause: unknown): MemoryError {
+  const free = file === undefined ? undefined : freeBytes(path.dirname(file));
+  return new MemoryError(
+    'STORE_FULL',
+    `The disk holding the store${file === undefined ? '' : ` at ${file}`} is full${free === undefined ? '' : ` (${formatBytes(free)} free)`}: ` +
+      `${failed} was not made, and nothing already in the store was lost. ${needs} Free space on that disk and try again.`,
+    { cause },
+  );
+}
