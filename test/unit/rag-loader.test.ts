@@ -210,10 +210,10 @@ describe('rag loader', () => {
     it('reports a file that cannot be opened as unreadable, with the error code (works as root too)', async () => {
       write(root, { 'file.md': 'x' });
       // A path through a file fails with ENOTDIR whoever runs the test.
-      const read = await readDocument({
-        path: path.join(root, 'file.md', 'inner.md'),
-        relativePath: 'file.md/inner.md',
-      });
+      const read = await readDocument(
+        { path: path.join(root, 'file.md', 'inner.md'), relativePath: 'file.md/inner.md' },
+        { root },
+      );
       assert.ok('reason' in read);
       assert.match(read.reason, /^unreadable: ENOTDIR/);
     });
@@ -227,7 +227,7 @@ describe('rag loader', () => {
       assert.deepEqual(relatives(result), ['ok.md']);
       assert.equal(reasonFor(result.skipped, root, 'pipe.md'), 'not a regular file');
       // Read directly (say a file replaced by a FIFO after listing): refused, not hung.
-      const read = await readDocument({ path: path.join(root, 'pipe.md'), relativePath: 'pipe.md' });
+      const read = await readDocument({ path: path.join(root, 'pipe.md'), relativePath: 'pipe.md' }, { root });
       assert.deepEqual(read, { path: path.join(root, 'pipe.md'), reason: 'not a regular file' });
     });
   });
@@ -423,7 +423,26 @@ describe('rag loader', () => {
       if (process.platform === 'win32') this.skip();
     });
 
-    it('follows linked files and folders, under the link path', async () => {
+    it('follows linked files and folders inside the root, under the link path', async () => {
+      write(root, { 'a.md': 'a', 'shared/guide.md': 'guide', 'notes/note.md': 'note' });
+      fs.symlinkSync(path.join(root, 'shared'), path.join(root, 'linked'));
+      fs.symlinkSync(path.join('notes', 'note.md'), path.join(root, 'note-link.md'));
+      const result = await loadDocuments(root);
+      assert.deepEqual(relatives(result), [
+        'a.md',
+        'linked/guide.md',
+        'note-link.md',
+        'notes/note.md',
+        'shared/guide.md',
+      ]);
+      const linked = result.files.find((file) => file.relativePath === 'linked/guide.md')!;
+      assert.equal(linked.path, path.join(root, 'linked', 'guide.md'));
+      assert.equal(linked.text, 'guide');
+      assert.equal(result.files.find((file) => file.relativePath === 'note-link.md')?.text, 'note');
+      assert.deepEqual(result.skipped, []);
+    });
+
+    it('skips linked files and folders that lead outside the root, with where they lead', async () => {
       const outside = tempDir('wm-rag-outside-');
       try {
         write(outside, { 'shared/guide.md': 'guide', 'note.md': 'note' });
@@ -431,10 +450,16 @@ describe('rag loader', () => {
         fs.symlinkSync(path.join(outside, 'shared'), path.join(root, 'linked'));
         fs.symlinkSync(path.join(outside, 'note.md'), path.join(root, 'note-link.md'));
         const result = await loadDocuments(root);
-        assert.deepEqual(relatives(result), ['a.md', 'linked/guide.md', 'note-link.md']);
-        const linked = result.files.find((file) => file.relativePath === 'linked/guide.md')!;
-        assert.equal(linked.path, path.join(root, 'linked', 'guide.md'));
-        assert.equal(linked.text, 'guide');
+        assert.deepEqual(relatives(result), ['a.md']);
+        const real = fs.realpathSync(outside);
+        assert.equal(
+          reasonFor(result.skipped, root, 'linked'),
+          `symlink leads outside the synced folder (${path.join(real, 'shared')})`,
+        );
+        assert.equal(
+          reasonFor(result.skipped, root, 'note-link.md'),
+          `symlink leads outside the synced folder (${path.join(real, 'note.md')})`,
+        );
       } finally {
         fs.rmSync(outside, { recursive: true, force: true });
       }
@@ -541,14 +566,15 @@ describe('rag loader', () => {
           mtimeMs,
         })),
       );
-      for (const [i, entry] of listing.files.entries()) assert.deepEqual(await readDocument(entry), loaded.files[i]);
+      for (const [i, entry] of listing.files.entries())
+        assert.deepEqual(await readDocument(entry, { root }), loaded.files[i]);
     });
 
     it('a file that vanished between listing and reading is skipped, not thrown', async () => {
       write(root, { 'a.md': 'a', 'gone.md': 'g' });
       const listing = await listDocuments(root);
       fs.rmSync(path.join(root, 'gone.md'));
-      const results = await Promise.all(listing.files.map((file) => readDocument(file)));
+      const results = await Promise.all(listing.files.map((file) => readDocument(file, { root })));
       assert.ok('sha256' in results[0]!);
       assert.deepEqual(results[1], { path: path.join(root, 'gone.md'), reason: 'vanished: no longer exists' });
     });
@@ -562,21 +588,28 @@ describe('rag loader', () => {
       fs.writeFileSync(path.join(root, 'grew.md'), 'x'.repeat(2 * 1024 * 1024));
       const reasons = await Promise.all(
         listing.files.map(async (file) => {
-          const read = await readDocument(file);
+          const read = await readDocument(file, { root });
           return 'reason' in read ? read.reason : 'read';
         }),
       );
       assert.deepEqual(reasons, ['binary file', 'not a regular file', 'larger than 1 MB (2 MB)']);
       // A caller's larger cap applies.
       const grew = listing.files.find((file) => file.relativePath === 'grew.md')!;
-      const read = await readDocument(grew, { maxFileBytes: 4 * 1024 * 1024 });
+      const read = await readDocument(grew, { root, maxFileBytes: 4 * 1024 * 1024 });
       assert.ok('sha256' in read && read.bytes === 2 * 1024 * 1024);
+    });
+
+    it('readDocument needs the root the file was listed from', async () => {
+      write(root, { 'a.md': 'a' });
+      const [file] = (await listDocuments(root)).files;
+      await rejectsWith(readDocument(file!, undefined as unknown as { root: string }), 'INVALID_INPUT');
+      await rejectsWith(readDocument(file!, { root: '' }), 'INVALID_INPUT');
     });
 
     it('readDocument accepts a file listed with a larger cap than the default', async () => {
       write(root, { 'big.md': 'x'.repeat(1024 * 1024 + 10) });
       const listing = await listDocuments(root, { maxFileBytes: 2 * 1024 * 1024 });
-      const read = await readDocument(listing.files[0]!);
+      const read = await readDocument(listing.files[0]!, { root });
       assert.ok('sha256' in read, 'not refused for the size the listing accepted');
     });
   });
@@ -603,7 +636,7 @@ describe('rag loader', () => {
       await rejectsWith(
         readDocument(
           { path: path.join(root, 'd0', 'f0.md'), relativePath: 'd0/f0.md' },
-          { signal: AbortSignal.abort() },
+          { root, signal: AbortSignal.abort() },
         ),
         'CANCELLED',
       );

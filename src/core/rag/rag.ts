@@ -263,7 +263,7 @@ export class Rag {
       }
       let file: LoadedFile | SkippedFile;
       try {
-        file = await readDocument(entry, { signal: options.signal });
+        file = await readDocument(entry, { root: listing.root, signal: options.signal });
       } catch (error) {
         // Cancelled mid-read: stop here; what was synced so far stays, and the next sync goes on from it.
         if (error instanceof MemoryError && error.code === 'CANCELLED') break;
