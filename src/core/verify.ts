@@ -1,252 +1,130 @@
+import { MemoryError } from './errors';
+import { recordVerifyOutcome } from './store/damage-marker';
 import type { Database } from './store/database';
-import { commitHash } from './store/entity-store';
-import { sha256 } from './store/hashing';
-import { ftsTable } from './store/schema';
-import { SEARCHABLE_TYPES, type CommitOp } from './types';
+import { checkCommitHashes, checkCommitLinks, checkOrphans, checkRefs, walkChains } from './verify/history';
+import { REBUILD_ADVICE } from './search/fts-index';
+import {
+  indexCounts,
+  lostPendingRows,
+  missingIndexTables,
+  staleIndexRows,
+  unindexedEntities,
+} from './verify/search-index';
+import { type HistoryTables, readCommits, readObjects, readRefs, reasonOf } from './verify/tables';
+import type { VerifyError, VerifyErrorCode, VerifyReport } from './verify/types';
 
-export type VerifyErrorCode =
-  | 'SQLITE_INTEGRITY'
-  | 'OBJECT_HASH_MISMATCH'
-  | 'COMMIT_HASH_MISMATCH'
-  | 'MISSING_OBJECT'
-  | 'MISSING_PARENT'
-  | 'FOREIGN_PARENT'
-  | 'MISSING_HEAD'
-  | 'CYCLE'
-  | 'REF_MISMATCH'
-  | 'ORPHAN_COMMIT'
-  | 'SEARCH_INDEX';
+export type { VerifyError, VerifyErrorCode, VerifyReport } from './verify/types';
 
-export interface VerifyError {
-  code: VerifyErrorCode;
-  /** The object hash, commit hash or entity id the error is about. */
-  id: string;
-  message: string;
+/**
+ * Runs one check. A check that fails part-way (a damaged page, a dropped
+ * table) becomes one error of `failure` saying so, and the checks after it
+ * still run: verify lists every problem it can find instead of stopping at
+ * the first. Only errors that are not about the store's content (it was
+ * closed, say) end verify.
+ */
+function run(errors: VerifyError[], check: string, failure: VerifyErrorCode, work: () => VerifyError[]): void {
+  try {
+    // One by one: a spread of a hundred thousand errors would overflow the call's arguments.
+    for (const error of work()) errors.push(error);
+  } catch (error) {
+    if (error instanceof MemoryError && error.code !== 'STORE_CORRUPT') throw error;
+    const advice = failure === 'SEARCH_INDEX' ? ` ${REBUILD_ADVICE}` : '';
+    errors.push({
+      code: failure,
+      id: check,
+      message: `The ${check} check could not finish: ${reasonOf(error)}.${advice}`,
+    });
+  }
 }
 
-export interface VerifyReport {
-  valid: boolean;
-  totalObjects: number;
-  totalCommits: number;
-  totalEntities: number;
-  errors: VerifyError[];
+/** SQLite's own page-level check of the file. */
+function sqliteIntegrity(db: Database, schema: string): VerifyError[] {
+  return db
+    .all(`PRAGMA ${schema}.quick_check`)
+    .map((row) => String(Object.values(row)[0]))
+    .filter((text) => text !== 'ok')
+    .map((text) => ({ code: 'SQLITE_INTEGRITY', id: schema, message: text }));
 }
 
-interface CommitNode {
-  hash: string;
-  entityId: string;
-  parentSeq: number | null;
-  objectSeq: number | null;
-  time: string;
-  author: string;
-  message: string;
-  op: CommitOp;
+/** The history checks; those that need a table read whole say so when it was not. */
+function verifyHistory(tables: HistoryTables, errors: VerifyError[]): void {
+  run(errors, 'commit links', 'CHECK_SKIPPED', () => checkCommitLinks(tables));
+  run(errors, 'commit hashes', 'CHECK_SKIPPED', () => checkCommitHashes(tables));
+  run(errors, 'entity heads', 'CHECK_SKIPPED', () => checkRefs(tables));
+  let reachable: ReadonlySet<number> | undefined;
+  run(errors, 'entity histories', 'CHECK_SKIPPED', () => {
+    const walk = walkChains(tables);
+    reachable = walk.reachable;
+    return walk.errors;
+  });
+  if (reachable && tables.commits.complete && tables.refs.complete) {
+    const found = reachable;
+    run(errors, 'orphan commits', 'CHECK_SKIPPED', () => checkOrphans(tables, found));
+  } else {
+    errors.push({
+      code: 'CHECK_SKIPPED',
+      id: 'orphan commits',
+      message: 'Commits were not checked for being on some history: the commits or entities could not all be read.',
+    });
+  }
+}
+
+/**
+ * The search index against the entities it indexes. The index is derived
+ * data: any damage, even a table that is gone, is repaired by rebuilding it.
+ */
+function verifySearchIndex(db: Database, errors: VerifyError[]): void {
+  const missing: VerifyError[] = [];
+  run(missing, 'search index tables', 'SEARCH_INDEX', () => missingIndexTables(db));
+  errors.push(...missing);
+  if (missing.length > 0) return;
+  run(errors, 'search rows of entities', 'SEARCH_INDEX', () => unindexedEntities(db));
+  run(errors, 'stale search rows', 'SEARCH_INDEX', () => staleIndexRows(db));
+  run(errors, 'search counts', 'SEARCH_INDEX', () => indexCounts(db));
+  run(errors, 'waiting search rows', 'SEARCH_INDEX', () => lostPendingRows(db));
 }
 
 /**
  * Recomputes every object and commit hash and walks every entity's chain
- * from its head to its root. `schema` is `main` for the live store, or the
- * name a snapshot is attached under before it is restored.
+ * from its head to its root, then (for the live store) checks the search
+ * index. `schema` is `main` for the live store, or the name a snapshot is
+ * attached under before it is restored. Damage is reported, never thrown;
+ * only a file whose schema cannot be read at all, where nothing could be
+ * checked, throws STORE_CORRUPT.
+ *
+ * For the live store, the outcome is also left beside the file: damage
+ * other than the search index's (which a rebuild repairs) makes writes
+ * refuse until a verify finds the store valid (see store/damage-marker.ts).
  */
 export function verifyState(db: Database, schema = 'main'): VerifyReport {
   const errors: VerifyError[] = [];
-  for (const row of db.all(`PRAGMA ${schema}.quick_check`)) {
-    const text = String(Object.values(row)[0]);
-    if (text !== 'ok') errors.push({ code: 'SQLITE_INTEGRITY', id: schema, message: text });
+  // Every statement below needs the schema: if it cannot be read, say so once.
+  try {
+    db.get(`SELECT count(*) AS n FROM ${schema}.sqlite_master`);
+  } catch (error) {
+    // The live store's own error (STORE_CORRUPT, naming its file); an attached snapshot's is the report.
+    if (schema === 'main') throw error;
+    errors.push({ code: 'UNREADABLE', id: schema, message: `The schema cannot be read: ${reasonOf(error)}.` });
+    return { valid: false, totalObjects: 0, totalCommits: 0, totalEntities: 0, errors };
   }
-
-  const objects = new Map<number, string>();
-  for (const row of db.iterate(`SELECT seq, hash, data FROM ${schema}.objects`)) {
-    const hash = String(row.hash);
-    objects.set(Number(row.seq), hash);
-    if (sha256(String(row.data)) !== hash) {
-      errors.push({ code: 'OBJECT_HASH_MISMATCH', id: hash, message: `Object ${hash} does not match its content.` });
-    }
-  }
-
-  const commits = new Map<number, CommitNode>();
-  for (const row of db.iterate(`SELECT * FROM ${schema}.commits`)) {
-    commits.set(Number(row.seq), {
-      hash: String(row.hash),
-      entityId: String(row.entity_id),
-      parentSeq: row.parent_seq === null ? null : Number(row.parent_seq),
-      objectSeq: row.object_seq === null ? null : Number(row.object_seq),
-      time: String(row.time),
-      author: String(row.author),
-      message: String(row.message),
-      op: String(row.op) as CommitOp,
-    });
-  }
-  for (const node of commits.values()) {
-    const parent = node.parentSeq === null ? undefined : commits.get(node.parentSeq);
-    const object = node.objectSeq === null ? undefined : objects.get(node.objectSeq);
-    if (node.parentSeq !== null && !parent) {
-      errors.push({ code: 'MISSING_PARENT', id: node.hash, message: `Commit ${node.hash} has a missing parent.` });
-    } else if (parent && parent.entityId !== node.entityId) {
-      errors.push({
-        code: 'FOREIGN_PARENT',
-        id: node.hash,
-        message: `Commit ${node.hash} of ${node.entityId} has a parent of ${parent.entityId}.`,
-      });
-    }
-    if (node.objectSeq !== null && object === undefined) {
-      errors.push({
-        code: 'MISSING_OBJECT',
-        id: node.hash,
-        message: `Commit ${node.hash} points at a missing object.`,
-      });
-    }
-    const expected = commitHash({
-      entityId: node.entityId,
-      parent: parent?.hash ?? null,
-      object: object ?? null,
-      time: node.time,
-      author: node.author,
-      message: node.message,
-      op: node.op,
-    });
-    if (expected !== node.hash) {
-      errors.push({
-        code: 'COMMIT_HASH_MISMATCH',
-        id: node.hash,
-        message: `Commit ${node.hash} of ${node.entityId} does not match its fields.`,
-      });
-    }
-  }
-
-  const reachable = new Set<number>();
-  let totalEntities = 0;
-  for (const ref of db.iterate(`SELECT id, head_seq, object_seq, deleted FROM ${schema}.refs`)) {
-    totalEntities++;
-    const id = String(ref.id);
-    const headSeq = Number(ref.head_seq);
-    const head = commits.get(headSeq);
-    if (!head || head.entityId !== id) {
-      errors.push({
-        code: 'MISSING_HEAD',
-        id,
-        message: `Entity ${id} points at a head commit that is missing or not its own.`,
-      });
-      continue;
-    }
-    const objectSeq = ref.object_seq === null ? null : Number(ref.object_seq);
-    if ((Number(ref.deleted) === 1) !== (head.op === 'delete') || objectSeq !== head.objectSeq) {
-      errors.push({
-        code: 'REF_MISMATCH',
-        id,
-        message: `Entity ${id}'s current state does not match its head commit.`,
-      });
-    }
-    const seen = new Set<number>();
-    let seq: number | null = headSeq;
-    while (seq !== null) {
-      if (seen.has(seq)) {
-        errors.push({
-          code: 'CYCLE',
-          id,
-          message: `Entity ${id}'s history loops at commit ${commits.get(seq)?.hash}.`,
-        });
-        break;
-      }
-      const node = commits.get(seq);
-      if (!node) break; // reported above as MISSING_PARENT
-      seen.add(seq);
-      reachable.add(seq);
-      seq = node.parentSeq;
-    }
-  }
-  for (const row of db.iterate(
-    `SELECT r.id, r.type, r.agent_id, r.user_id, o.data FROM ${schema}.refs r JOIN ${schema}.objects o ON o.seq = r.object_seq`,
-  )) {
-    const body = JSON.parse(String(row.data)) as { type?: unknown; agentId?: unknown; userId?: unknown };
-    if (body.type !== row.type || body.agentId !== row.agent_id || (body.userId ?? null) !== row.user_id) {
-      errors.push({
-        code: 'REF_MISMATCH',
-        id: String(row.id),
-        message: `Entity ${String(row.id)}'s scope does not match its content.`,
-      });
-    }
-  }
-  for (const [seq, node] of commits) {
-    if (!reachable.has(seq)) {
-      errors.push({
-        code: 'ORPHAN_COMMIT',
-        id: node.hash,
-        message: `Commit ${node.hash} of ${node.entityId} is not on any entity's history.`,
-      });
-    }
-  }
+  run(errors, 'SQLite integrity', 'SQLITE_INTEGRITY', () => sqliteIntegrity(db, schema));
+  const tables: HistoryTables = {
+    objects: readObjects(db, schema, errors),
+    commits: readCommits(db, schema, errors),
+    refs: readRefs(db, schema, errors),
+  };
+  verifyHistory(tables, errors);
   // Snapshots hold the history only; the live store also has its search index.
-  if (schema === 'main') errors.push(...searchIndexErrors(db));
-  return { valid: errors.length === 0, totalObjects: objects.size, totalCommits: commits.size, totalEntities, errors };
-}
-
-/** At most this many rows of each kind of index damage are listed: one is enough to call for a rebuild. */
-const INDEX_SAMPLES = 20;
-const REBUILD = 'Rebuild the search index (rebuildIndex(), CLI `reindex`, or Memory: Rebuild Index).';
-
-/**
- * The search index against the entities it indexes: every live searchable
- * entity has exactly its own search row, the per-type counts BM25 uses are
- * right, and FTS5 holds every row but those waiting in the queue. The index
- * is derived data, so any damage is repaired by rebuilding it.
- */
-function searchIndexErrors(db: Database): VerifyError[] {
-  const errors: VerifyError[] = [];
-  const searchable = SEARCHABLE_TYPES.map((type) => `'${type}'`).join(', ');
-  for (const row of db.all(
-    `SELECT r.id FROM refs r LEFT JOIN search_docs d ON d.rowid = r.search_rowid
-     WHERE r.deleted = 0 AND r.type IN (${searchable}) AND (d.rowid IS NULL OR d.entity_id <> r.id) LIMIT ${INDEX_SAMPLES}`,
-  )) {
-    errors.push({
-      code: 'SEARCH_INDEX',
-      id: String(row.id),
-      message: `Entity ${String(row.id)} is not in the search index. ${REBUILD}`,
-    });
+  if (schema === 'main') {
+    verifySearchIndex(db, errors);
+    const damage = errors.filter((error) => error.code !== 'SEARCH_INDEX').map((error) => error.message);
+    recordVerifyOutcome(db.path, damage, new Date());
   }
-  for (const row of db.all(
-    `SELECT d.rowid, d.entity_id FROM search_docs d LEFT JOIN refs r ON r.id = d.entity_id
-     WHERE r.id IS NULL OR r.deleted = 1 OR r.search_rowid IS NOT d.rowid LIMIT ${INDEX_SAMPLES}`,
-  )) {
-    const id = String(row.entity_id);
-    errors.push({ code: 'SEARCH_INDEX', id, message: `The search index holds a stale row for ${id}. ${REBUILD}` });
-  }
-  const counted = new Map(
-    db
-      .all('SELECT type, docs, terms FROM search_stats')
-      .map((row) => [String(row.type), [Number(row.docs), Number(row.terms)]]),
-  );
-  for (const type of SEARCHABLE_TYPES) {
-    const actual = db.get(
-      `SELECT count(*) AS docs, coalesce(sum(length), 0) AS terms,
-         (SELECT count(*) FROM search_pending p JOIN search_docs w ON w.rowid = p.rowid WHERE w.type = ?1) AS waiting
-       FROM search_docs WHERE type = ?1`,
-      type,
-    );
-    const docs = Number(actual?.docs ?? 0);
-    const [statDocs, statTerms] = counted.get(type) ?? [0, 0];
-    if (statDocs !== docs || statTerms !== Number(actual?.terms ?? 0)) {
-      errors.push({ code: 'SEARCH_INDEX', id: type, message: `The ${type} search counts are wrong. ${REBUILD}` });
-    }
-    const inFts = Number(db.get(`SELECT count(*) AS n FROM ${ftsTable(type)}_docsize`)?.n ?? 0);
-    if (inFts !== docs - Number(actual?.waiting ?? 0)) {
-      errors.push({
-        code: 'SEARCH_INDEX',
-        id: type,
-        message: `The ${type} full-text index holds ${inFts} rows where ${docs - Number(actual?.waiting ?? 0)} belong. ${REBUILD}`,
-      });
-    }
-  }
-  const lost = Number(
-    db.get(
-      'SELECT count(*) AS n FROM search_pending p LEFT JOIN search_docs d ON d.rowid = p.rowid WHERE d.rowid IS NULL',
-    )?.n ?? 0,
-  );
-  if (lost > 0)
-    errors.push({
-      code: 'SEARCH_INDEX',
-      id: 'search_pending',
-      message: `${lost} waiting search rows have no document. ${REBUILD}`,
-    });
-  return errors;
+  return {
+    valid: errors.length === 0,
+    totalObjects: tables.objects.rows.size,
+    totalCommits: tables.commits.rows.size,
+    totalEntities: tables.refs.rows.size,
+    errors,
+  };
 }

@@ -104,6 +104,80 @@ describe('verify', () => {
     assert.deepEqual(codes, ['ORPHAN_COMMIT', 'REF_MISMATCH']);
   });
 
+  /** The row number of a commit, for tampering with links by row number as the store keeps them. */
+  const seqOf = (hash: string): string => `(SELECT seq FROM commits WHERE hash = '${hash}')`;
+
+  it('finds a commit whose parent is a commit of another entity', async () => {
+    const [skill] = await memory.skills.list('a');
+    const skillHead = (await memory.history(skill!.id))[0]!.commit;
+    const memoryHead = (await memory.history(id))[0]!.commit;
+    tamper(dir, `UPDATE commits SET parent_seq = ${seqOf(memoryHead.hash)} WHERE hash = '${skillHead.hash}'`);
+    const report = await memory.verify();
+    assert.deepEqual(
+      report.errors.map((e) => `${e.code} ${e.id}`).sort(),
+      [`COMMIT_HASH_MISMATCH ${skillHead.hash}`, `FOREIGN_PARENT ${skillHead.hash}`],
+      'the walk stops at the other entity: no scope change or cycle is made up from its commits',
+    );
+  });
+
+  it('finds a history that loops', async () => {
+    const [head, root] = await memory.history(id);
+    tamper(dir, `UPDATE commits SET parent_seq = ${seqOf(head!.commit.hash)} WHERE hash = '${root!.commit.hash}'`);
+    const report = await memory.verify();
+    assert.deepEqual(report.errors.map((e) => `${e.code} ${e.id}`).sort(), [
+      `COMMIT_HASH_MISMATCH ${root!.commit.hash}`,
+      `CYCLE ${id}`,
+    ]);
+  });
+
+  it('finds an entity whose head is missing, or is a commit of another entity', async () => {
+    const [skill] = await memory.skills.list('a');
+    const skillHead = (await memory.history(skill!.id))[0]!.commit;
+    const own = (await memory.history(id)).map((entry) => `ORPHAN_COMMIT ${entry.commit.hash}`);
+    for (const head of ['9999', seqOf(skillHead.hash)]) {
+      tamper(dir, `UPDATE refs SET head_seq = ${head} WHERE id = '${id}'`);
+      assert.deepEqual(
+        (await memory.verify()).errors.map((e) => `${e.code} ${e.id}`).sort(),
+        [`MISSING_HEAD ${id}`, ...own].sort(),
+        `head ${head}`,
+      );
+    }
+  });
+
+  it('finds an entity that moved to another agent or user, or changed type, without an import saying so', async () => {
+    // An import may replace an entity with one of another agent: its commit says so.
+    const data = await memory.export();
+    const exported = data.entities.memories.find((entity) => entity.id === id)!;
+    await memory.import({ version: 1, entities: { memories: [{ ...exported, agentId: 'b', content: 'moved' }] } });
+    assert.deepEqual((await memory.verify()).errors, []);
+    // The same version, recorded as an update (its hash made to match): an update keeps the scope.
+    const head = (await memory.history(id))[0]!.commit;
+    const forged = commitHash({ ...head, op: 'update' });
+    tamper(dir, `UPDATE commits SET op = 'update', hash = '${forged}' WHERE hash = '${head.hash}'`);
+    const moved = (await memory.verify()).errors;
+    assert.deepEqual(
+      moved.map((e) => `${e.code} ${e.id}`),
+      [`SCOPE_CHANGED ${id}`],
+    );
+    assert.match(moved[0]!.message, /from a memory of agent a and user u to a memory of agent b and user u/);
+
+    // A version of another type, even by an import, with ref and hashes to match: an entity never changes type.
+    const object = canonicalJson({ type: 'skill', agentId: 'b', userId: 'u', content: 'a skill now' });
+    const typed = commitHash({ ...head, op: 'import', object: sha256(object) });
+    tamper(
+      dir,
+      `INSERT INTO objects (hash, data) VALUES ('${sha256(object)}', '${object}');
+       UPDATE commits SET op = 'import', hash = '${typed}', object_seq = last_insert_rowid() WHERE hash = '${forged}';
+       UPDATE refs SET type = 'skill', object_seq = (SELECT object_seq FROM commits WHERE hash = '${typed}') WHERE id = '${id}';`,
+    );
+    const retyped = (await memory.verify()).errors;
+    assert.deepEqual(
+      retyped.map((e) => `${e.code} ${e.id}`),
+      [`SCOPE_CHANGED ${id}`],
+    );
+    assert.match(retyped[0]!.message, /never changes type/);
+  });
+
   it('checks the search index too, with rows in FTS5 and rows waiting; a rebuild repairs it', async () => {
     for (let i = 0; i < 70; i++) await memory.memories.save('a', 'u', { content: `note number ${i}` });
     assert.deepEqual((await memory.verify()).errors, [], 'healthy with rows flushed to FTS5 and rows waiting');

@@ -182,6 +182,37 @@ describe('search rows waiting outside FTS5', () => {
     }
   });
 
+  it('a rebuild after the full-text tables were dropped puts back every row, waiting ones included', async () => {
+    const { memory, dir, cleanup } = await openTemp();
+    try {
+      const texts = sentences(PENDING_LIMIT + 10, 6);
+      await memory.memories.saveMany(
+        texts.slice(0, PENDING_LIMIT).map((content) => ({ agentId: 'a', userId: 'u', input: { content } })),
+      );
+      for (const content of texts.slice(PENDING_LIMIT)) await memory.memories.save('a', 'u', { content });
+      // Every match, not a top few: rows are numbered afresh, which may reorder ties.
+      const matches = async () =>
+        (await memory.memories.search('a', 'u', 'deploy staging', 100)).map((result) => result.entity.id).sort();
+      const expected = await matches();
+      assert.ok(expected.length > 20);
+      let db = inspect(dir);
+      assert.equal(db.waiting, 10);
+      db.close();
+      const raw = new DatabaseSync(path.join(dir, STORE_FILE));
+      raw.exec('DROP TABLE fts_vocab_memory; DROP TABLE fts_memory; DROP TABLE search_pending');
+      raw.close();
+      assert.equal(await memory.rebuildIndex(), PENDING_LIMIT + 10);
+      db = inspect(dir);
+      assert.equal(db.waiting, 0, 'one transaction: everything went into FTS5');
+      db.integrity();
+      db.close();
+      assert.deepEqual(await matches(), expected);
+      assert.deepEqual((await memory.verify()).errors, []);
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('upgrades a version-1 store, after which a version-1 process fails instead of damaging the index or a snapshot', async () => {
     const clock = new FakeClock();
     const { memory, dir, cleanup } = await openTemp({ now: clock.now });

@@ -1,8 +1,34 @@
-import type { Database, Row } from '../store/database';
-import { ftsTable, vocabTable } from '../store/schema';
+import type { SQLInputValue } from 'node:sqlite';
+import { MemoryError } from '../errors';
+import { type Database, type Row, translateSqliteError } from '../store/database';
+import { SEARCH_INDEX_TABLES, createSearchIndex, ftsTable, vocabTable } from '../store/schema';
 import type { VersionBody } from '../store/entity-store';
-import { SEARCHABLE_TYPES, type EntityType } from '../types';
+import type { EntityType } from '../types';
 import { type SearchDocument, documentFor, documentLength } from './documents';
+
+/** What to do about any damage to the search index: it is derived, so rebuilding it is the repair. */
+export const REBUILD_ADVICE = 'Rebuild the search index (rebuildIndex(), CLI `reindex`, or Memory: Rebuild Index).';
+
+/**
+ * A SQLite failure of an index statement as the store's error. A missing
+ * table or a broken FTS5 table is damage that a rebuild repairs, and says
+ * so; anything else (busy, full, read-only, a damaged page) is translated
+ * as any other statement's.
+ */
+function indexError(error: unknown, file: string): unknown {
+  // Database.get and .all have already made a MemoryError of some: what SQLite said is its cause.
+  const sqlite = error instanceof MemoryError ? error.cause : error;
+  const errcode = (sqlite as { errcode?: unknown } | null)?.errcode;
+  // Extended result codes keep the primary code in their low byte.
+  const code = typeof errcode === 'number' ? errcode & 0xff : undefined;
+  // 1 = SQLITE_ERROR (a missing table, a broken FTS5 table), 267 = SQLITE_CORRUPT_VTAB
+  // (FTS5's own data). A damaged page (plain SQLITE_CORRUPT) may be anyone's: the store's error.
+  if (code !== 1 && errcode !== 267) return error instanceof MemoryError ? error : translateSqliteError(error, file);
+  const reason = sqlite instanceof Error ? sqlite.message : String(sqlite);
+  return new MemoryError('STORE_CORRUPT', `The search index of ${file} is damaged (${reason}). ${REBUILD_ADVICE}`, {
+    cause: sqlite,
+  });
+}
 
 /** Called by the entity store inside each write transaction, so the index never lags the data. */
 export interface EntityIndexer {
@@ -108,13 +134,28 @@ function toCandidate(row: Row): Candidate {
 export class FtsIndex implements EntityIndexer {
   constructor(private readonly db: Database) {}
 
+  /** The index's statements: their failures say the index is damaged and how to repair it. */
+  private readonly sql = {
+    run: (sql: string, ...params: SQLInputValue[]) => this.guarded(() => this.db.run(sql, ...params)),
+    get: (sql: string, ...params: SQLInputValue[]) => this.guarded(() => this.db.get(sql, ...params)),
+    all: (sql: string, ...params: SQLInputValue[]) => this.guarded(() => this.db.all(sql, ...params)),
+  };
+
+  private guarded<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      throw indexError(error, this.db.path);
+    }
+  }
+
   index(entityId: string, body: VersionBody, fresh: boolean): number | null {
     if (!fresh) this.remove(entityId);
     const doc = documentFor(body);
     if (!doc) return null;
     const length = documentLength(doc);
     const columns = columnsOf(doc);
-    const { lastInsertRowid } = this.db.run(
+    const { lastInsertRowid } = this.sql.run(
       `INSERT INTO search_docs (entity_id, type, agent_id, user_id, length, content, tags, meta)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       entityId,
@@ -140,7 +181,7 @@ export class FtsIndex implements EntityIndexer {
   }
 
   private insertFts(type: string, rowid: number, columns: readonly string[]): void {
-    this.db.run(`INSERT INTO ${ftsTable(type)} (rowid, content, tags, meta) VALUES (?, ?, ?, ?)`, rowid, ...columns);
+    this.sql.run(`INSERT INTO ${ftsTable(type)} (rowid, content, tags, meta) VALUES (?, ?, ?, ?)`, rowid, ...columns);
   }
 
   /**
@@ -154,13 +195,13 @@ export class FtsIndex implements EntityIndexer {
       () => ({ queued: new Map(), direct: false }),
       ({ queued }) => {
         if (queued.size === 0) return;
-        const waiting = Number(this.db.get('SELECT count(*) AS n FROM search_pending')?.n ?? 0);
+        const waiting = Number(this.sql.get('SELECT count(*) AS n FROM search_pending')?.n ?? 0);
         if (waiting + queued.size < PENDING_LIMIT) {
-          for (const rowid of queued.keys()) this.db.run('INSERT INTO search_pending (rowid) VALUES (?)', rowid);
+          for (const rowid of queued.keys()) this.sql.run('INSERT INTO search_pending (rowid) VALUES (?)', rowid);
           return;
         }
         for (const [rowid, row] of queued) this.insertFts(row.type, rowid, row.columns);
-        for (const row of this.db.all(
+        for (const row of this.sql.all(
           'SELECT d.rowid, d.type, d.content, d.tags, d.meta FROM search_pending p CROSS JOIN search_docs d ON d.rowid = p.rowid',
         ))
           this.insertFts(String(row.type), Number(row.rowid), [
@@ -168,7 +209,7 @@ export class FtsIndex implements EntityIndexer {
             String(row.tags),
             String(row.meta),
           ]);
-        this.db.run('DELETE FROM search_pending');
+        this.sql.run('DELETE FROM search_pending');
       },
     );
   }
@@ -186,7 +227,7 @@ export class FtsIndex implements EntityIndexer {
       () => new Map<string, { docs: number; terms: number }>(),
       (changes) => {
         for (const [type, delta] of changes) {
-          this.db.run(
+          this.sql.run(
             `INSERT INTO search_stats (type, docs, terms) VALUES (?, ?, ?)
              ON CONFLICT(type) DO UPDATE SET docs = docs + excluded.docs, terms = terms + excluded.terms`,
             type,
@@ -199,7 +240,7 @@ export class FtsIndex implements EntityIndexer {
   }
 
   remove(entityId: string): void {
-    const row = this.db.get(
+    const row = this.sql.get(
       `SELECT d.rowid, d.type, d.content, d.tags, d.meta, d.length FROM refs r JOIN search_docs d ON d.rowid = r.search_rowid
        WHERE r.id = ? AND d.entity_id = r.id`,
       entityId,
@@ -208,10 +249,10 @@ export class FtsIndex implements EntityIndexer {
     const rowid = Number(row.rowid);
     const waiting =
       this.batch().queued.delete(rowid) ||
-      this.db.run('DELETE FROM search_pending WHERE rowid = ?', rowid).changes === 1;
+      this.sql.run('DELETE FROM search_pending WHERE rowid = ?', rowid).changes === 1;
     // An external-content FTS5 table forgets a row when told its old values.
     if (!waiting) {
-      this.db.run(
+      this.sql.run(
         `INSERT INTO ${ftsTable(String(row.type))} (${ftsTable(String(row.type))}, rowid, content, tags, meta)
          VALUES ('delete', ?, ?, ?, ?)`,
         rowid,
@@ -220,16 +261,21 @@ export class FtsIndex implements EntityIndexer {
         String(row.meta),
       );
     }
-    this.db.run('DELETE FROM search_docs WHERE rowid = ?', rowid);
+    this.sql.run('DELETE FROM search_docs WHERE rowid = ?', rowid);
     this.countChange(String(row.type), -1, -Number(row.length));
   }
 
+  /**
+   * Drops every table of the index and creates them again, empty. Emptying
+   * them instead would need them whole: FTS5's 'delete-all' fails on a table
+   * that was dropped or lost a shadow table, and a DELETE must read a damaged
+   * table's rows. Dropping needs neither, so a rebuild repairs any index.
+   */
   clear(): void {
-    for (const type of SEARCHABLE_TYPES)
-      this.db.run(`INSERT INTO ${ftsTable(type)} (${ftsTable(type)}) VALUES ('delete-all')`);
-    this.db.run('DELETE FROM search_docs');
-    this.db.run('DELETE FROM search_pending');
-    this.db.run('DELETE FROM search_stats');
+    // main. by name: a snapshot being restored is attached with tables of the same names,
+    // and an unqualified name missing from main would drop the snapshot's.
+    for (const table of SEARCH_INDEX_TABLES) this.db.exec(`DROP TABLE IF EXISTS main.${table}`);
+    createSearchIndex(this.db);
     this.pendingCounts().clear();
     this.batch().queued.clear();
   }
@@ -294,7 +340,7 @@ export class FtsIndex implements EntityIndexer {
   documentFrequencies(type: EntityType, terms: readonly string[]): Map<string, number> {
     const frequencies = new Map<string, number>();
     for (const term of terms) {
-      const row = this.db.get(`SELECT doc FROM ${vocabTable(type)} WHERE term = ?`, term);
+      const row = this.sql.get(`SELECT doc FROM ${vocabTable(type)} WHERE term = ?`, term);
       if (row) frequencies.set(term, Number(row.doc));
     }
     for (const { doc } of this.waiting(type)) {
@@ -306,7 +352,7 @@ export class FtsIndex implements EntityIndexer {
 
   /** How many documents of `type` are indexed, and their average length. */
   stats(type: EntityType): IndexStats {
-    const row = this.db.get('SELECT docs, terms FROM search_stats WHERE type = ?', type);
+    const row = this.sql.get('SELECT docs, terms FROM search_stats WHERE type = ?', type);
     const docs = Number(row?.docs ?? 0);
     return { docs, averageLength: docs > 0 ? Number(row?.terms ?? 0) / docs : 0 };
   }

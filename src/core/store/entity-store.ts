@@ -2,8 +2,10 @@ import type { SQLInputValue } from 'node:sqlite';
 import { MemoryError } from '../errors';
 import type { CommitInfo, CommitOp, Entity, EntityType, HistoryEntry } from '../types';
 import type { EntityIndexer } from '../search/fts-index';
+import { assertNotDamaged } from './damage-marker';
 import type { Database, Row } from './database';
 import { canonicalJson, sha256 } from './hashing';
+import { decodeBody, storedBody } from './object-body';
 
 /**
  * The versioned part of an entity: everything but its id and timestamps.
@@ -98,7 +100,7 @@ const COMMIT_SELECT = `SELECT c.seq, c.hash, c.entity_id, c.parent_seq, c.object
   FROM commits c LEFT JOIN commits p ON p.seq = c.parent_seq LEFT JOIN objects o ON o.seq = c.object_seq`;
 
 const ENTITY_SELECT =
-  'SELECT r.id, r.created_at, r.updated_at, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq';
+  'SELECT r.id, r.created_at, r.updated_at, o.hash, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq';
 
 /**
  * The store's synchronous heart: objects, commit chains, refs, access counts
@@ -163,9 +165,9 @@ export class EntityStore {
     };
   }
 
-  private objectBodyAt(seq: number): VersionBody | undefined {
-    const row = this.db.get('SELECT data FROM objects WHERE seq = ?', seq);
-    return row ? (JSON.parse(String(row.data)) as VersionBody) : undefined;
+  private objectBodyAt(seq: number, entityId: string): VersionBody | undefined {
+    const row = this.db.get('SELECT hash, data FROM objects WHERE seq = ?', seq);
+    return row ? decodeBody(row.data, row.hash, entityId) : undefined;
   }
 
   /** The commits of one entity, newest first, each with the entity as it was then. */
@@ -179,7 +181,7 @@ export class EntityStore {
       seen.add(seq);
       const found = this.commitAt(seq);
       if (!found) break; // verify() reports the broken chain; history shows what it can.
-      const body = found.objectSeq === null ? undefined : this.objectBodyAt(found.objectSeq);
+      const body = found.objectSeq === null ? undefined : this.objectBodyAt(found.objectSeq, id);
       entries.push({
         commit: found.commit,
         entity: body ? entityFromBody(id, body, ref.createdAt, found.commit.time) : null,
@@ -191,6 +193,7 @@ export class EntityStore {
 
   /** Writes a new version of an entity (creating it if needed). Must run in a transaction. */
   write(request: WriteRequest): WriteResult {
+    this.assertWritable();
     const ref = request.fresh ? undefined : this.readRef(request.id);
     if (ref && ref.type !== request.body.type) {
       throw new MemoryError(
@@ -262,6 +265,7 @@ export class EntityStore {
 
   /** Ends an entity's chain with a tombstone commit. Must run in a transaction. */
   tombstone(ref: RefRow, message: string): CommitInfo {
+    this.assertWritable();
     const { commit, seq } = this.appendCommit(ref.id, ref, null, null, 'delete', message);
     // Out of the index first: it finds the entity's search row through the ref.
     this.indexer.remove(ref.id);
@@ -274,16 +278,37 @@ export class EntityStore {
     return commit;
   }
 
-  /** Re-creates the search index from the live entities; returns how many are searchable. Must run in a transaction. */
+  /**
+   * A store verify found damaged takes no new versions until a verify finds
+   * it whole (see damage-marker.ts). Asked once per transaction: a bulk save
+   * checks once, not once per entity. Repairs (reindex, a snapshot restore)
+   * do not ask.
+   */
+  private assertWritable(): void {
+    this.db.perTransaction(
+      'damage_checked',
+      () => assertNotDamaged(this.db.path),
+      () => undefined,
+    );
+  }
+
+  /**
+   * Re-creates the search index, all of its tables, from the live entities;
+   * returns how many are searchable. An entity whose current version cannot
+   * be read is left out rather than stopping the rebuild: no read can return
+   * it either, and verify lists its object. Must run in a transaction.
+   */
   reindex(): number {
     this.indexer.clear();
     // Search rows are numbered afresh: no ref may keep pointing at an old one.
     this.db.run('UPDATE refs SET search_rowid = NULL WHERE search_rowid IS NOT NULL');
     let count = 0;
     for (const row of this.db.iterate(
-      'SELECT r.id, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq WHERE r.deleted = 0',
+      'SELECT r.id, o.hash, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq WHERE r.deleted = 0',
     )) {
-      const searchRowid = this.indexer.index(String(row.id), JSON.parse(String(row.data)) as VersionBody, true);
+      const body = storedBody(row.data, row.hash);
+      if (!body) continue;
+      const searchRowid = this.indexer.index(String(row.id), body, true);
       this.db.run('UPDATE refs SET search_rowid = ? WHERE id = ?', searchRowid, String(row.id));
       if (searchRowid !== null) count++;
     }
@@ -295,7 +320,7 @@ export class EntityStore {
     const found = new Map<string, { entity: Entity; accessCount: number }>();
     // One statement for any number of ids: they arrive as a JSON array.
     const rows = this.db.all(
-      `SELECT r.id, r.created_at, r.updated_at, o.data, coalesce(a.count, 0) AS access_count
+      `SELECT r.id, r.created_at, r.updated_at, o.hash, o.data, coalesce(a.count, 0) AS access_count
        FROM json_each(?) j JOIN refs r ON r.id = j.value JOIN objects o ON o.seq = r.object_seq
        LEFT JOIN access a ON a.entity_id = r.id
        WHERE r.deleted = 0`,
@@ -385,7 +410,7 @@ function whereClause(filter: ListFilter): { where: string; params: SQLInputValue
 }
 
 function rowToEntity(row: Row): Entity {
-  const body = JSON.parse(String(row.data)) as VersionBody;
+  const body = decodeBody(row.data, row.hash, String(row.id));
   return entityFromBody(String(row.id), body, String(row.created_at), String(row.updated_at));
 }
 

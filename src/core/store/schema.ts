@@ -9,7 +9,7 @@ export const ftsTable = (type: string): string => `fts_${type}`;
 export const vocabTable = (type: string): string => `fts_vocab_${type}`;
 
 /** One external-content FTS5 table per searchable type, with its vocabulary, under the given names. */
-function ftsTables(table: (type: string) => string, vocab: (type: string) => string): string {
+function ftsTables(table: (type: string) => string = ftsTable, vocab: (type: string) => string = vocabTable): string {
   return SEARCHABLE_TYPES.map(
     (type) => `CREATE VIRTUAL TABLE IF NOT EXISTS ${table(type)} USING fts5(
   content, tags, meta,
@@ -26,6 +26,28 @@ const v1VocabTable = (type: string): string => `search_vocab_${type}`;
 
 /** Tables that together are the store's state; snapshots copy exactly these. */
 export const STATE_TABLES = ['objects', 'commits', 'refs', 'access', 'vectors', 'rag_files'] as const;
+
+// The search index's own tables (see V1 for what they hold). IF NOT EXISTS:
+// rebuilding the index runs them again, to put back whatever is missing.
+const SEARCH_DOCS = `CREATE TABLE IF NOT EXISTS search_docs (
+  rowid INTEGER PRIMARY KEY,
+  entity_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  user_id TEXT,
+  length INTEGER NOT NULL,
+  content TEXT NOT NULL,
+  tags TEXT NOT NULL,
+  meta TEXT NOT NULL
+);`;
+// Row count and total length of the indexed documents per type, kept in
+// step with search_docs by every write: BM25's document count and average
+// length (long document chunks must not make every memory look short).
+const SEARCH_STATS = `CREATE TABLE IF NOT EXISTS search_stats (
+  type TEXT PRIMARY KEY,
+  docs INTEGER NOT NULL,
+  terms INTEGER NOT NULL
+) WITHOUT ROWID;`;
 
 const V1 = `
 -- Objects and commits are appended in row order and point at each other by
@@ -94,26 +116,9 @@ CREATE TABLE access (
 -- The scope stays out of the FTS index:
 -- matching it there made FTS5 rank every row by tokens shared by the whole
 -- store, five times slower than checking these columns.
-CREATE TABLE search_docs (
-  rowid INTEGER PRIMARY KEY,
-  entity_id TEXT NOT NULL,
-  type TEXT NOT NULL,
-  agent_id TEXT NOT NULL,
-  user_id TEXT,
-  length INTEGER NOT NULL,
-  content TEXT NOT NULL,
-  tags TEXT NOT NULL,
-  meta TEXT NOT NULL
-);
+${SEARCH_DOCS}
 ${ftsTables(v1FtsTable, v1VocabTable)}
--- Row count and total length of the indexed documents per type, kept in
--- step with search_docs by every write: BM25's document count and average
--- length (long document chunks must not make every memory look short).
-CREATE TABLE search_stats (
-  type TEXT PRIMARY KEY,
-  docs INTEGER NOT NULL,
-  terms INTEGER NOT NULL
-) WITHOUT ROWID;
+${SEARCH_STATS}
 
 -- Optional embeddings (hybrid search). A vector belongs to one version of an
 -- entity (object_seq) and one model: a vector whose entity has changed since,
@@ -164,11 +169,28 @@ CREATE TABLE audit (
 // at commit): about half the cost of saving one memory. Small transactions
 // leave their rows here instead, the searcher matches them directly, and
 // they enter FTS5 together once enough have gathered (see fts-index.ts).
-const V2 = `
-CREATE TABLE search_pending (
+const SEARCH_PENDING = `CREATE TABLE IF NOT EXISTS search_pending (
   rowid INTEGER PRIMARY KEY
-);
-`;
+);`;
+const V2 = SEARCH_PENDING;
+
+/**
+ * Every table of the search index, in an order they can be dropped in (each
+ * vocabulary before its FTS5 table, the FTS5 tables before the search_docs
+ * they read). The index is derived from the entities: all of it may be
+ * dropped and rebuilt at any time.
+ */
+export const SEARCH_INDEX_TABLES: readonly string[] = [
+  ...SEARCHABLE_TYPES.flatMap((type) => [vocabTable(type), ftsTable(type)]),
+  'search_pending',
+  'search_stats',
+  'search_docs',
+];
+
+/** Creates whatever of the search index is missing (empty). */
+export function createSearchIndex(db: Database): void {
+  db.exec(`${SEARCH_DOCS}\n${SEARCH_STATS}\n${SEARCH_PENDING}\n${ftsTables()}`);
+}
 
 // The FTS5 tables under new names, rebuilt from search_docs. A process still
 // running version 1 (an MCP server or a window started before the upgrade)
@@ -197,7 +219,7 @@ function toVersion3(db: Database): void {
 CREATE TRIGGER IF NOT EXISTS ${v1FtsTable(type)}_upgraded INSTEAD OF INSERT ON ${v1FtsTable(type)}
   BEGIN SELECT RAISE(ABORT, '${UPGRADED}'); END;`);
   }
-  db.exec(ftsTables(ftsTable, vocabTable));
+  db.exec(ftsTables());
   for (const type of SEARCHABLE_TYPES) {
     db.exec(`INSERT INTO ${ftsTable(type)} (${ftsTable(type)}) VALUES ('delete-all')`);
     db.run(

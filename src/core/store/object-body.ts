@@ -1,0 +1,58 @@
+import { MemoryError } from '../errors';
+import type { VersionBody } from './entity-store';
+import { sha256 } from './hashing';
+
+/** Who an entity version belongs to: its type, agent and user. */
+export interface Scope {
+  type: string;
+  agentId: string;
+  userId: string | undefined;
+}
+
+/**
+ * An object's stored data as an entity version, or undefined when it is not
+ * one: not JSON (a damaged page, a flipped byte), or JSON without a string
+ * type and agent. Never throws, so one damaged object cannot stop a reader
+ * that goes through them all.
+ */
+export function parseBody(data: unknown): VersionBody | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(String(data));
+  } catch {
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const body = value as Record<string, unknown>;
+  if (typeof body.type !== 'string' || typeof body.agentId !== 'string') return undefined;
+  if (body.userId !== undefined && typeof body.userId !== 'string') return undefined;
+  return body as VersionBody;
+}
+
+/** The scope of a parsed version. */
+export function scopeOf(body: VersionBody): Scope {
+  return { type: body.type, agentId: body.agentId, userId: body.userId };
+}
+
+/**
+ * A stored version as written: its data still hashes to the object's hash,
+ * and is an entity version. Undefined otherwise. The hash is what makes a
+ * changed byte anywhere in the data (a key, a tag) visible, where parsing
+ * alone would pass most of them on as a wrong entity.
+ */
+export function storedBody(data: unknown, hash: unknown): VersionBody | undefined {
+  const text = String(data);
+  return sha256(text) === String(hash) ? parseBody(text) : undefined;
+}
+
+/** Reads a stored version for a caller that needs it: damage is STORE_CORRUPT, naming the entity. */
+export function decodeBody(data: unknown, hash: unknown, entityId: string): VersionBody {
+  const body = storedBody(data, hash);
+  if (!body) {
+    throw new MemoryError(
+      'STORE_CORRUPT',
+      `A stored version of ${entityId} is damaged and cannot be read. Run verify to see what else is damaged, then restore a snapshot.`,
+    );
+  }
+  return body;
+}

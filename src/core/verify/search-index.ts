@@ -1,0 +1,87 @@
+import { REBUILD_ADVICE } from '../search/fts-index';
+import type { Database } from '../store/database';
+import { SEARCH_INDEX_TABLES, ftsTable } from '../store/schema';
+import { SEARCHABLE_TYPES } from '../types';
+import type { VerifyError } from './types';
+
+/** At most this many rows of each kind of index damage are listed: one is enough to call for a rebuild. */
+const INDEX_SAMPLES = 20;
+
+const indexError = (id: string, problem: string): VerifyError => ({
+  code: 'SEARCH_INDEX',
+  id,
+  message: `${problem} ${REBUILD_ADVICE}`,
+});
+
+/**
+ * The search index's tables that are missing (dropped by hand or by a
+ * tool). The other index checks read them, so they run only when none is.
+ */
+export function missingIndexTables(db: Database): VerifyError[] {
+  const present = new Set(db.all('SELECT name FROM main.sqlite_master').map((row) => String(row.name)));
+  return SEARCH_INDEX_TABLES.filter((table) => !present.has(table)).map((table) =>
+    indexError(table, `The search index table ${table} is missing.`),
+  );
+}
+
+/** Every live searchable entity has exactly its own search row. */
+export function unindexedEntities(db: Database): VerifyError[] {
+  const searchable = SEARCHABLE_TYPES.map((type) => `'${type}'`).join(', ');
+  return db
+    .all(
+      `SELECT r.id FROM refs r LEFT JOIN search_docs d ON d.rowid = r.search_rowid
+       WHERE r.deleted = 0 AND r.type IN (${searchable}) AND (d.rowid IS NULL OR d.entity_id <> r.id) LIMIT ${INDEX_SAMPLES}`,
+    )
+    .map((row) => indexError(String(row.id), `Entity ${String(row.id)} is not in the search index.`));
+}
+
+/** Every search row belongs to a live entity that points back at it. */
+export function staleIndexRows(db: Database): VerifyError[] {
+  return db
+    .all(
+      `SELECT d.rowid, d.entity_id FROM search_docs d LEFT JOIN refs r ON r.id = d.entity_id
+       WHERE r.id IS NULL OR r.deleted = 1 OR r.search_rowid IS NOT d.rowid LIMIT ${INDEX_SAMPLES}`,
+    )
+    .map((row) =>
+      indexError(String(row.entity_id), `The search index holds a stale row for ${String(row.entity_id)}.`),
+    );
+}
+
+/** The per-type counts BM25 uses are right, and FTS5 holds every row but those waiting in the queue. */
+export function indexCounts(db: Database): VerifyError[] {
+  const errors: VerifyError[] = [];
+  const counted = new Map(
+    db
+      .all('SELECT type, docs, terms FROM search_stats')
+      .map((row) => [String(row.type), [Number(row.docs), Number(row.terms)]]),
+  );
+  for (const type of SEARCHABLE_TYPES) {
+    const actual = db.get(
+      `SELECT count(*) AS docs, coalesce(sum(length), 0) AS terms,
+         (SELECT count(*) FROM search_pending p JOIN search_docs w ON w.rowid = p.rowid WHERE w.type = ?1) AS waiting
+       FROM search_docs WHERE type = ?1`,
+      type,
+    );
+    const docs = Number(actual?.docs ?? 0);
+    const [statDocs, statTerms] = counted.get(type) ?? [0, 0];
+    if (statDocs !== docs || statTerms !== Number(actual?.terms ?? 0)) {
+      errors.push(indexError(type, `The ${type} search counts are wrong.`));
+    }
+    const belong = docs - Number(actual?.waiting ?? 0);
+    const inFts = Number(db.get(`SELECT count(*) AS n FROM ${ftsTable(type)}_docsize`)?.n ?? 0);
+    if (inFts !== belong) {
+      errors.push(indexError(type, `The ${type} full-text index holds ${inFts} rows where ${belong} belong.`));
+    }
+  }
+  return errors;
+}
+
+/** Every row waiting to enter FTS5 is a search row. */
+export function lostPendingRows(db: Database): VerifyError[] {
+  const lost = Number(
+    db.get(
+      'SELECT count(*) AS n FROM search_pending p LEFT JOIN search_docs d ON d.rowid = p.rowid WHERE d.rowid IS NULL',
+    )?.n ?? 0,
+  );
+  return lost > 0 ? [indexError('search_pending', `${lost} waiting search rows have no document.`)] : [];
+}
