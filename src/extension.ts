@@ -11,6 +11,7 @@ import type { DocSyncState } from './extension/docsync/status';
 import { registerMemoryFileSystem } from './extension/documents/memory-fs';
 import { registerReports } from './extension/documents/reports';
 import { type Services, StoreService } from './extension/services';
+import type { StoreClient } from './extension/store/client';
 import { registerStatusBar } from './extension/status/status-bar';
 import { registerTools } from './extension/tools';
 import { mcpServerDefinition, registerMcpServer } from './extension/mcp';
@@ -26,6 +27,8 @@ export interface WorkspaceMemoryApi {
   docSync: DocSyncState | undefined;
   /** The features that failed to register: each was logged and shown, and the others work. */
   failedFeatures: readonly string[];
+  /** The store worker's client, for the integration tests and benchmarks (start-up timings, crashes). */
+  storeClient: () => Promise<StoreClient>;
   /** The MCP server VS Code is offered for this workspace (command, arguments, environment). */
   mcpServer: () => vscode.McpStdioServerDefinition;
   startup: Startup;
@@ -106,6 +109,7 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
     views,
     docSync,
     failedFeatures: features.failed,
+    storeClient: () => store.client(),
     mcpServer: () => mcpServerDefinition(context, store),
     startup: { activateMs, ready, rssAtActivation },
   };

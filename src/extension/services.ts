@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { MemoryError, isMemoryError } from '../core/errors';
 import { type Scope, SECTION, currentScope, storeDirectory } from './config';
-import { type RemoteMemory, type StoreChange, StoreClient } from './store/client';
+import { type RemoteMemory, type StoreChange, StoreClient, type TaskOptions } from './store/client';
+import type { TaskMethod } from './store/protocol';
 
 /** How often the worker looks for writes by other processes (CLI, MCP server). */
 const EXTERNAL_POLL_MS = 1000;
@@ -26,7 +27,8 @@ export interface Services {
   memory(): Promise<RemoteMemory>;
   /** Runs `work` on the store once it is open: `services.use((memory) => memory.stats())`. */
   use<T>(work: (memory: RemoteMemory) => Promise<T>): Promise<T>;
-  client(): Promise<StoreClient>;
+  /** Runs a long operation in the store's worker, with progress reports and cancellation. */
+  task<T, P = unknown>(method: TaskMethod, args: unknown[], options?: TaskOptions<P>): Promise<T>;
   scope(): Scope;
   /** The folder that holds the store. */
   storeDir(): string;
@@ -80,6 +82,7 @@ export class StoreService implements Services, vscode.Disposable {
     return currentScope();
   }
 
+  /** The worker's client itself: for the integration tests and benchmarks (start-up timings, crashes), not for features. */
   client(): Promise<StoreClient> {
     if (this.disposed) {
       return Promise.reject(new MemoryError('STORE_CLOSED', vscode.l10n.t('Workspace Memory is shutting down.')));
@@ -117,6 +120,10 @@ export class StoreService implements Services, vscode.Disposable {
 
   async use<T>(work: (memory: RemoteMemory) => Promise<T>): Promise<T> {
     return work(await this.memory());
+  }
+
+  async task<T, P = unknown>(method: TaskMethod, args: unknown[], options?: TaskOptions<P>): Promise<T> {
+    return (await this.client()).task<T, P>(method, args, options);
   }
 
   reportError(action: string, error: unknown): void {

@@ -105,8 +105,7 @@ export class SyncRunner {
   ): Promise<SyncReport> {
     const started = performance.now();
     let shown = 0;
-    const client = await this.services.client();
-    const report = await client.task<SyncReport, Progress>(method, args, {
+    const report = await this.services.task<SyncReport, Progress>(method, args, {
       signal,
       onProgress: (progress) => {
         onFile?.(progress);

@@ -8,28 +8,26 @@ import { Worker } from 'node:worker_threads';
 import { MemoryError } from '../../core/errors';
 import type { Memory } from '../../core/memory';
 import type { WorkerMethods } from './methods';
-import type { ChangeOrigin, Request, Response, SerializedError, WorkerInit } from './protocol';
+import {
+  type ChangeOrigin,
+  type FacadeMethod,
+  type Namespace,
+  type Request,
+  type Response,
+  type SerializedError,
+  type TaskMethod,
+  type WorkerInit,
+  isNamespace,
+} from './protocol';
 
 type Fn = (...args: never[]) => unknown;
 type Async<F> = F extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
 /** The callable members of T, each returning a promise. */
 export type Remote<T> = { [K in keyof T as T[K] extends Fn ? K : never]: Async<T[K]> };
 
-type Namespaces = 'memories' | 'skills' | 'knowledge' | 'sessions' | 'profiles' | 'rag';
-type FacadeMethods =
-  | 'get'
-  | 'history'
-  | 'snapshot'
-  | 'listSnapshots'
-  | 'restore'
-  | 'recall'
-  | 'rebuildIndex'
-  | 'verify'
-  | 'stats'
-  | 'cleanup'
-  | 'dataVersion';
-
-export type RemoteMemory = { [N in Namespaces]: Remote<Memory[N]> } & Remote<Pick<Memory, FacadeMethods>> & {
+export type RemoteMemory = { [N in Exclude<Namespace, 'worker'>]: Remote<Memory[N]> } & Remote<
+  Pick<Memory, FacadeMethod>
+> & {
     worker: Remote<WorkerMethods>;
   };
 
@@ -148,7 +146,7 @@ export class StoreClient {
    * `onProgress` and `signal` (rag.sync, rag.ingest): progress is relayed
    * here and aborting `signal` cancels it in the worker.
    */
-  task<T, P = unknown>(method: string, args: unknown[], options: TaskOptions<P> = {}): Promise<T> {
+  task<T, P = unknown>(method: TaskMethod, args: unknown[], options: TaskOptions<P> = {}): Promise<T> {
     return this.send(method, args, true, options as TaskOptions<unknown>) as Promise<T>;
   }
 
@@ -260,9 +258,7 @@ export class StoreClient {
         const name = String(key);
         // `then` must stay undefined, or awaiting the proxy would call it.
         if (name === 'then') return undefined;
-        return ['memories', 'skills', 'knowledge', 'sessions', 'profiles', 'rag', 'worker'].includes(name)
-          ? namespace(name)
-          : (...args: unknown[]) => this.call(name, args);
+        return isNamespace(name) ? namespace(name) : (...args: unknown[]) => this.call(name, args);
       },
     });
   }

@@ -17,6 +17,16 @@ export interface AnyCollection {
   count(agentId: string, userId?: string): Promise<number>;
 }
 
+/** Whether T is a union of several types (true) or one (false). */
+type IsUnion<T, U = T> = T extends unknown ? ([U] extends [T] ? false : true) : never;
+
+/** One type's collection, or, for a type known only as one of several, what every collection offers. */
+export type CollectionOf<T extends EntityType> =
+  true extends IsUnion<T> ? AnyCollection : RemoteMemory[(typeof COLLECTION_OF)[T]];
+
+/** The collection of `type`, typed by it: no cast, the types above are checked against the facade's. */
+export function collectionOf<T extends EntityType>(memory: RemoteMemory, type: T): CollectionOf<T>;
 export function collectionOf(memory: RemoteMemory, type: EntityType): AnyCollection {
-  return memory[COLLECTION_OF[type]] as unknown as AnyCollection;
+  const collection: AnyCollection = memory[COLLECTION_OF[type]];
+  return collection;
 }

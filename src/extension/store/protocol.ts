@@ -16,6 +16,39 @@ export interface WorkerInit {
   compileCacheDir?: string;
 }
 
+/**
+ * What the worker serves, written once: the client's types, its proxy and the
+ * worker's allow-list are all derived from these two lists.
+ */
+export const NAMESPACES = ['memories', 'skills', 'knowledge', 'sessions', 'profiles', 'rag', 'worker'] as const;
+export const FACADE_METHODS = [
+  'get',
+  'history',
+  'snapshot',
+  'listSnapshots',
+  'restore',
+  'recall',
+  'rebuildIndex',
+  'verify',
+  'stats',
+  'cleanup',
+  'dataVersion',
+] as const;
+export type Namespace = (typeof NAMESPACES)[number];
+export type FacadeMethod = (typeof FACADE_METHODS)[number];
+
+/** Long operations, run with progress reports and cancellation (their last argument is an options object). */
+export const TASK_METHODS = ['rag.sync', 'rag.syncFiles'] as const;
+export type TaskMethod = (typeof TASK_METHODS)[number];
+
+export function isNamespace(name: string): name is Namespace {
+  return (NAMESPACES as readonly string[]).includes(name);
+}
+
+export function isFacadeMethod(name: string): name is FacadeMethod {
+  return (FACADE_METHODS as readonly string[]).includes(name);
+}
+
 export type Request =
   | { kind: 'call'; id: number; method: string; args: unknown[]; task?: boolean }
   | { kind: 'cancel'; id: number }

@@ -8,27 +8,19 @@ import { isMemoryError } from '../../core/errors';
 import { Memory } from '../../core/memory';
 import { type WorkerMethods, workerMethods } from './methods';
 import { ChangeBatcher, throttle } from './batching';
-import type { Request, Response, SerializedError, WorkerInit } from './protocol';
+import {
+  type Request,
+  type Response,
+  type SerializedError,
+  type WorkerInit,
+  TASK_METHODS,
+  isFacadeMethod,
+  isNamespace,
+} from './protocol';
 
 const port = parentPort;
 if (!port) throw new Error('worker.ts runs only as a worker thread.');
 const init = workerData as WorkerInit;
-
-/** Namespaces and facade methods a caller may reach; anything else is refused. */
-const NAMESPACES = new Set(['memories', 'skills', 'knowledge', 'sessions', 'profiles', 'rag', 'worker']);
-const FACADE = new Set([
-  'get',
-  'history',
-  'snapshot',
-  'listSnapshots',
-  'restore',
-  'recall',
-  'rebuildIndex',
-  'verify',
-  'stats',
-  'cleanup',
-  'dataVersion',
-]);
 
 function post(message: Response): void {
   port!.postMessage(message);
@@ -45,12 +37,13 @@ function resolve(memory: Memory, extras: WorkerMethods, method: string): (...arg
   const refuse = () => new Error(`The store has no method "${method}".`);
   if (rest.length > 0 || !head) throw refuse();
   if (name === undefined) {
-    if (!FACADE.has(head)) throw refuse();
+    // Namespaces and facade methods a caller may reach (protocol.ts); anything else is refused.
+    if (!isFacadeMethod(head)) throw refuse();
     const fn = (memory as unknown as Record<string, unknown>)[head];
     if (typeof fn !== 'function') throw refuse();
     return fn.bind(memory) as (...args: unknown[]) => unknown;
   }
-  if (!NAMESPACES.has(head) || name.startsWith('_') || name === 'constructor') throw refuse();
+  if (!isNamespace(head) || name.startsWith('_') || name === 'constructor') throw refuse();
   const target = (head === 'worker' ? extras : (memory as unknown as Record<string, unknown>)[head]) as Record<
     string,
     unknown
@@ -100,6 +93,9 @@ async function main(booted: number, compileCache: string): Promise<void> {
       const fn = resolve(memory, extras, request.method);
       const args = [...request.args];
       if (request.task) {
+        if (!(TASK_METHODS as readonly string[]).includes(request.method)) {
+          throw new Error(`"${request.method}" is not a long operation.`);
+        }
         // Long work gets progress reports and can be cancelled: both are
         // options of the core's long operations.
         const last = args.length - 1;

@@ -78,7 +78,7 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
   private async children(node?: CollectionNode): Promise<CollectionNode[]> {
     const memory = await this.services.memory();
     const { agentId } = this.services.scope();
-    const listable = (type: EntityType) => memory[COLLECTION_OF[type]] as unknown as Listable;
+    const listable = (type: EntityType): Listable => memory[COLLECTION_OF[type]];
 
     if (!node || node.kind === 'type') {
       if (!node || this.counts?.agentId !== agentId)

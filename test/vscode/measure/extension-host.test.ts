@@ -51,7 +51,7 @@ describe('extension host cost', function () {
   this.timeout(900_000);
 
   it('activation to ready, and the first search, with a 10k-entity store', async () => {
-    const { startup, services } = await extensionApi();
+    const { startup, services, storeClient } = await extensionApi();
     const readyMs = await startup.ready;
     const stats = await (await services.memory()).stats();
     assert.ok(stats.memories >= 10_000, `the prepared store holds ${stats.memories} memories`);
@@ -65,7 +65,7 @@ describe('extension host cost', function () {
     await report(`[measure] activate() itself: ${ms(startup.activateMs)}`);
     await report(`[measure] activation to ready (store open in its worker, first query answered): ${ms(readyMs)}`);
     await report(`[measure] first search after activation: ${ms(firstSearchMs)}`);
-    const { thread, load, open, delivery, compileCache } = (await services.client()).startup;
+    const { thread, load, open, delivery, compileCache } = (await storeClient()).startup;
     await report(
       `[measure] store start-up: thread ${thread} ms, loading the store's code ${load} ms (compile cache ${compileCache}), opening ${open} ms, the host handling the ready message ${delivery} ms later`,
     );
@@ -77,7 +77,7 @@ describe('extension host cost', function () {
   });
 
   it('the longest event-loop block during a full doc sync', async () => {
-    const { services, docSync } = await extensionApi();
+    const { services, docSync, storeClient } = await extensionApi();
     const config = vscode.workspace.getConfiguration('workspaceMemory');
     const idleMs = await idleBaseline();
     const before = performance.now();
@@ -90,7 +90,7 @@ describe('extension host cost', function () {
       return (await services.memory()).rag.status(services.scope().agentId);
     });
     watching.dispose();
-    const handling = (await services.client()).longestHandlingMs;
+    const handling = (await storeClient()).longestHandlingMs;
     const seconds = (performance.now() - before) / 1000;
     assert.ok(value.files > 1000, `${value.files} files ingested`);
     await report(
@@ -99,7 +99,7 @@ describe('extension host cost', function () {
   });
 
   it('the longest event-loop block during searches on a 100k-entity store', async () => {
-    const { services } = await extensionApi();
+    const { services, storeClient } = await extensionApi();
     const big = process.env.WORKSPACE_MEMORY_MEASURE_BIG_STORE;
     assert.ok(big, 'the harness names the 100k store');
     const config = vscode.workspace.getConfiguration('workspaceMemory');
@@ -116,7 +116,7 @@ describe('extension host cost', function () {
       },
       60_000,
     );
-    const restart = (await services.client()).startup;
+    const restart = (await storeClient()).startup;
     await report(
       `[measure] store switched to 100k and answering after ${ms(performance.now() - switched)} (worker restart): thread ${restart.thread} ms, code ${restart.load} ms (compile cache ${restart.compileCache}), open ${restart.open} ms, message ${restart.delivery} ms`,
     );
@@ -140,7 +140,7 @@ describe('extension host cost', function () {
       for (let i = 0; i < 20; i++) await memory.recall(agentId, userId, queries[i % queries.length]!, {});
     });
     times.sort((a, b) => a - b);
-    const handling = (await services.client()).longestHandlingMs;
+    const handling = (await storeClient()).longestHandlingMs;
     await report(
       `[measure] 200 searches + 20 recalls on 100k: longest event-loop block ${ms(maxMs)}, p99 ${ms(p99Ms)}, longest GC pause ${ms(gcMs)}, longest store message handled ${ms(handling)} (idle baseline ${ms(idleMs)}); search round trip p50 ${ms(times[100]!)}, p95 ${ms(times[190]!)}`,
     );

@@ -89,19 +89,22 @@ describe('MCP server definition', () => {
 describe('store worker crashes', () => {
   it('restarts a crashed worker, gives up after three crashes in a minute, and starts again when the store is reopened', async function () {
     this.timeout(90_000);
-    const { services } = await extensionApi();
+    const { services, storeClient } = await extensionApi();
     const crash = async () => {
-      const client = await services.client();
+      const client = await storeClient();
       const stopped = new Promise<void>((resolve) => client.onDidStop(() => resolve()));
       // What an out-of-memory kill looks like from here: the thread ends without being closed.
       await (client as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
       await stopped;
     };
     await crash();
-    assert.ok((await (await services.memory()).stats()).commits >= 0, 'started again on the next use');
+    // Started again on the next use: it writes and reads back.
+    const { agentId } = services.scope();
+    const [saved] = await (await services.memory()).memories.save(agentId, undefined, { content: 'after a crash' });
+    assert.equal((await (await services.memory()).get(saved.id))?.content, 'after a crash');
     await crash();
     await crash();
-    await assert.rejects(services.client(), /stopped unexpectedly 3 times/);
+    await assert.rejects(storeClient(), /stopped unexpectedly 3 times/);
 
     // Reopening the store (here: for another user, then back) is a fresh start.
     const config = vscode.workspace.getConfiguration('workspaceMemory');
