@@ -29,6 +29,7 @@ import { Searcher } from './search/searcher';
 import { VectorIndex } from './search/vectors';
 import type { Embedder } from './ai/embedder';
 import { QueryExpander, type SynonymMap } from './search/synonyms';
+import { assertStoreConfined } from './paths';
 import { Database } from './store/database';
 import { STORE_FILE, prepareStoreFolder } from './store/store-file';
 import { EntityStore } from './store/entity-store';
@@ -155,6 +156,8 @@ export class Memory {
     }
     const dir = path.resolve(options.dir);
     prepareStoreFolder(dir);
+    // The database, its WAL and the snapshots may not be links leading out of the store's folder.
+    assertStoreConfined(dir, STORE_FILE);
     const db = new Database(path.join(dir, STORE_FILE), {
       synchronous: options.synchronous,
       busyTimeoutMs: options.busyTimeoutMs,

@@ -6,6 +6,7 @@ import { loadZod } from './zod-loader';
 import type { Database } from './store/database';
 import type { EntityStore, RefRow, VersionBody } from './store/entity-store';
 import { entityFromBody } from './store/entity-store';
+import { decodeBody } from './store/object-body';
 import type { Entity, EntityType } from './types';
 import { ENTITY_TYPES } from './types';
 import { LIMITS, assertAgentFor, assertId, assertJsonInput, assertOptionalId, validateInput } from './validation';
@@ -132,12 +133,13 @@ export function exportState(db: Database, now: string): ExportData {
     Object.values(COLLECTION_OF).map((name) => [name, [] as Entity[]]),
   ) as ExportData['entities'];
   for (const row of db.iterate(
-    `SELECT r.id, r.created_at, r.updated_at, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq
+    `SELECT r.id, r.created_at, r.updated_at, o.data, o.hash FROM refs r JOIN objects o ON o.seq = r.object_seq
      WHERE r.deleted = 0 ORDER BY r.created_at, r.id`,
   )) {
     const entity = entityFromBody(
       String(row.id),
-      JSON.parse(String(row.data)) as VersionBody,
+      // A damaged object fails the export with STORE_CORRUPT naming it, not a raw SyntaxError.
+      decodeBody(row.data, row.hash, String(row.id)),
       String(row.created_at),
       String(row.updated_at),
     );

@@ -9,6 +9,7 @@ import type { EntityStore } from './store/entity-store';
 import { SCHEMA_VERSION, STATE_TABLES } from './store/schema';
 import { assertId } from './validation';
 import { verifyState } from './verify';
+import { readBoundedSync } from './bounded-read';
 
 export interface SnapshotInfo {
   id: string;
@@ -76,6 +77,9 @@ export interface PartialSnapshots {
  * interrupted half-way is never listed; a failed one removes what it wrote,
  * and what a killed one left is removed on the next open or snapshot.
  */
+/** A snapshot's manifest is a few hundred bytes; anything much bigger is not one. */
+const MANIFEST_MAX_BYTES = 64 * 1024;
+
 export class Snapshots {
   constructor(
     private readonly db: Database,
@@ -139,7 +143,10 @@ export class Snapshots {
     for (const name of fs.readdirSync(this.dir)) {
       if (!name.endsWith('.json')) continue;
       try {
-        const info = JSON.parse(fs.readFileSync(path.join(this.dir, name), 'utf8')) as SnapshotInfo;
+        // Bounded and regular files only: a FIFO or a huge file named *.json must not hang the list.
+        const read = readBoundedSync(path.join(this.dir, name), MANIFEST_MAX_BYTES);
+        if (read.kind !== 'read') continue;
+        const info = JSON.parse(read.bytes.toString('utf8')) as SnapshotInfo;
         if (fs.existsSync(this.file(info.id))) infos.push(info);
       } catch {
         // A manifest that cannot be read is not a usable snapshot; skip it.

@@ -137,6 +137,29 @@ describe('verify on a damaged store', function () {
     assert.ok(seen.has('UNREADABLE') && seen.has('OBJECT_INVALID'), JSON.stringify([...seen]));
   });
 
+  it('Memory.verify() on those stores returns a report, or says STORE_CORRUPT, never a raw error', async () => {
+    let reports = 0;
+    for (let seed = 1; seed <= 80; seed++) {
+      let memory: Memory;
+      try {
+        memory = await Memory.open({ dir: copyOf(flip(seed)) });
+      } catch (error) {
+        assert.ok(error instanceof MemoryError, `seed ${seed}, open: ${String(error)}`);
+        continue;
+      }
+      try {
+        assertReport(await memory.verify());
+        reports++;
+      } catch (error) {
+        // Only a store whose schema cannot be read at all may refuse to be verified.
+        assert.ok(error instanceof MemoryError && error.code === 'STORE_CORRUPT', `seed ${seed}: ${String(error)}`);
+      } finally {
+        await memory.close().catch(() => undefined);
+      }
+    }
+    assert.ok(reports >= 60, `${reports} of 80 gave a report`);
+  });
+
   it('reads, searches, writes and rebuilds on those stores work or fail with a MemoryError, never a raw one', async () => {
     const ids = await (async () => {
       const memory = await Memory.open({ dir: copyOf() });

@@ -76,9 +76,11 @@ export function saveStamps(
  * Knowledge saved by hand (for a user, or without a hash) is never one, even
  * with the same source. Objects are canonical JSON with flat keys, where
  * `"sourceHash":"` can only be that key (a quote inside a string value is
- * escaped), so a substring test stands in for parsing every chunk.
+ * escaped), so a substring test stands in for parsing every chunk. A
+ * damaged object (invalid JSON) is not one either: json_extract on it would
+ * fail the whole sync, while left out, its document is simply synced again.
  */
-const SYNC_CHUNK = `r.type = 'knowledge' AND r.deleted = 0 AND r.user_id IS NULL AND instr(o.data, '"sourceHash":"') > 0`;
+const SYNC_CHUNK = `r.type = 'knowledge' AND r.deleted = 0 AND r.user_id IS NULL AND instr(o.data, '"sourceHash":"') > 0 AND json_valid(o.data)`;
 
 /**
  * Sync's chunks of one document with their places (chunk index), in order

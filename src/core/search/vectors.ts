@@ -1,5 +1,6 @@
 import type { Database } from '../store/database';
 import type { VersionBody } from '../store/entity-store';
+import { storedBody } from '../store/object-body';
 import type { EntityType } from '../types';
 import { SEARCHABLE_TYPES } from '../types';
 import type { IndexScope } from './fts-index';
@@ -144,7 +145,7 @@ export class VectorIndex {
   pending(model: string, limit: number): PendingEmbedding[] {
     return this.db
       .all(
-        `SELECT r.id, r.object_seq, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq
+        `SELECT r.id, r.object_seq, o.data, o.hash FROM refs r JOIN objects o ON o.seq = r.object_seq
          LEFT JOIN vectors v ON v.entity_id = r.id AND v.model = ? AND v.object_seq = r.object_seq
          WHERE r.deleted = 0 AND v.entity_id IS NULL AND r.type IN (${SEARCHABLE_TYPES.map(() => '?').join(', ')})
          ORDER BY r.id LIMIT ?`,
@@ -152,11 +153,11 @@ export class VectorIndex {
         ...SEARCHABLE_TYPES,
         limit,
       )
-      .map((row) => ({
-        entityId: String(row.id),
-        objectSeq: Number(row.object_seq),
-        text: embeddingText(JSON.parse(String(row.data)) as VersionBody),
-      }));
+      .flatMap((row) => {
+        // A damaged version is left out of the backfill (verify lists it) rather than failing it.
+        const body = storedBody(row.data, row.hash);
+        return body ? [{ entityId: String(row.id), objectSeq: Number(row.object_seq), text: embeddingText(body) }] : [];
+      });
   }
 
   countPending(model: string): number {
@@ -182,7 +183,7 @@ export class VectorIndex {
 
   /** The body of an entity version, to store its vector with its scope. */
   bodyAt(objectSeq: number): VersionBody | undefined {
-    const row = this.db.get('SELECT data FROM objects WHERE seq = ?', objectSeq);
-    return row ? (JSON.parse(String(row.data)) as VersionBody) : undefined;
+    const row = this.db.get('SELECT data, hash FROM objects WHERE seq = ?', objectSeq);
+    return row ? storedBody(row.data, row.hash) : undefined;
   }
 }

@@ -1,5 +1,9 @@
 import * as fs from 'node:fs';
 import { MemoryError } from '../errors';
+import { readBoundedSync } from '../bounded-read';
+
+/** A marker is a small JSON record; more than this is not one of ours, and its presence is what counts. */
+const MARKER_MAX_BYTES = 64 * 1024;
 
 /**
  * What verify leaves beside a store it found damaged, so every process that
@@ -55,7 +59,9 @@ export function readDamage(storePath: string): DamageRecord | undefined {
   if (!fs.existsSync(marker)) return undefined;
   let text: string;
   try {
-    text = fs.readFileSync(marker, 'utf8');
+    // Bounded, and a FIFO planted under the marker's name is not waited on.
+    const read = readBoundedSync(marker, MARKER_MAX_BYTES);
+    text = read.kind === 'read' ? read.bytes.toString('utf8') : '';
   } catch {
     return undefined; // Removed between the two calls.
   }

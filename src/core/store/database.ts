@@ -184,8 +184,13 @@ export class Database {
     }
   }
 
-  iterate(sql: string, ...params: SQLInputValue[]): IterableIterator<Row> {
-    return this.statement(sql).iterate(...params) as IterableIterator<Row>;
+  *iterate(sql: string, ...params: SQLInputValue[]): IterableIterator<Row> {
+    // Errors surface while stepping (a damaged page midway), so they are translated here too.
+    try {
+      yield* this.statement(sql).iterate(...params) as IterableIterator<Row>;
+    } catch (error) {
+      throw translateSqliteError(error, this.label);
+    }
   }
 
   exec(sql: string): void {
@@ -241,7 +246,11 @@ export class Database {
    */
   read<T>(work: () => T): T {
     if (this.inTransaction || this.inRead) return work();
-    this.statement('BEGIN').run();
+    try {
+      this.statement('BEGIN').run();
+    } catch (error) {
+      throw translateSqliteError(error, this.label);
+    }
     this.inRead = true;
     let result: T;
     try {
@@ -256,7 +265,17 @@ export class Database {
       throw error;
     }
     this.inRead = false;
-    this.statement('COMMIT').run();
+    try {
+      this.statement('COMMIT').run();
+    } catch {
+      // A read has nothing to commit; after a statement hit a damaged page SQLite refuses the
+      // COMMIT, and the result (a verify report, say) is still right: end the transaction instead.
+      try {
+        this.statement('ROLLBACK').run();
+      } catch {
+        // Already ended.
+      }
+    }
     return result;
   }
 

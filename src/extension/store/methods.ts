@@ -4,14 +4,18 @@ import type { Memory } from '../../core/memory';
 import {
   ENTITY_TYPES,
   SHARED_AGENT_ID,
+  SHARED_TYPES,
   type CommitInfo,
   type Entity,
   type EntityType,
   type HistoryEntry,
 } from '../../core/types';
 
-/** The types the shared scope holds. */
-export const SHARED_SCOPE_TYPES: ReadonlySet<EntityType> = new Set(['skill', 'knowledge', 'profile']);
+/** An import's JSON must fit in one string to be parsed at all. */
+const IMPORT_MAX_BYTES = bufferConstants.MAX_STRING_LENGTH;
+
+import { constants as bufferConstants } from 'node:buffer';
+import { readBoundedSync } from '../../core/bounded-read';
 import { MemoryError } from '../../core/errors';
 import type { SearchResult } from '../../core/search/searcher';
 import type { OperationResult, OperationScope } from '../../core/operations/types';
@@ -51,7 +55,7 @@ export function workerMethods(memory: Memory) {
         const collection = memory.collection(type);
         counts[type] = {
           own: await collection.count(agentId),
-          shared: SHARED_SCOPE_TYPES.has(type) ? await collection.count(SHARED_AGENT_ID) : 0,
+          shared: SHARED_TYPES.includes(type) ? await collection.count(SHARED_AGENT_ID) : 0,
         };
       }
       return counts;
@@ -105,7 +109,11 @@ export function workerMethods(memory: Memory) {
     async importFrom(file: string, options: { skipExisting?: boolean }) {
       let data: unknown;
       try {
-        data = JSON.parse(await fs.readFile(file, 'utf8'));
+        // Bounded, regular files only: a device or FIFO picked by mistake must not hang the store's thread.
+        const read = readBoundedSync(file, IMPORT_MAX_BYTES);
+        if (read.kind === 'not-a-file') throw new Error('it is not a regular file');
+        if (read.kind === 'too-large') throw new Error('it is larger than the largest text that can be parsed');
+        data = JSON.parse(read.bytes.toString('utf8'));
       } catch (error) {
         throw new MemoryError('IMPORT_INVALID', `${file} is not a readable JSON export: ${(error as Error).message}`);
       }

@@ -7,6 +7,7 @@ import { Memory } from '../../core/memory';
 import { MemoryError } from '../../core/errors';
 import type { OperationScope } from '../../core/operations';
 import { endProgress, printError, printProgress } from './output';
+import { CONTENT_LIMIT, IMPORT_LIMIT, type ReadLimit, sizeOf } from './files';
 
 /** Options every command takes. */
 export interface GlobalOptions {
@@ -125,9 +126,23 @@ export function parseJsonObject(name: string, text: string): Record<string, unkn
   return value as Record<string, unknown>;
 }
 
-export async function readStdin(): Promise<string> {
+/**
+ * Standard input, read to its end but never past `limit` bytes: `cat
+ * /dev/zero | workspace-memory save memory` is refused once it passes the
+ * limit instead of filling memory. Defaults to the import limit (the longest
+ * text Node can parse); content is read with the content limit.
+ */
+export async function readStdin(limit: ReadLimit = IMPORT_LIMIT): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  let bytes = 0;
+  for await (const chunk of process.stdin) {
+    bytes += (chunk as Buffer).length;
+    if (bytes > limit.maxBytes) {
+      process.stdin.destroy();
+      throw new MemoryError(limit.code, `Standard input is larger than ${sizeOf(limit.maxBytes)}, ${limit.why}.`);
+    }
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 
@@ -138,7 +153,7 @@ export async function readStdin(): Promise<string> {
  */
 export async function pipedInput(): Promise<string | undefined> {
   if (process.stdin.isTTY) return undefined;
-  const text = await readStdin();
+  const text = await readStdin(CONTENT_LIMIT);
   return text === '' ? undefined : text;
 }
 

@@ -12,7 +12,7 @@ import {
   withScopeOptions,
   withStoreOptions,
 } from './context';
-import { readTextFile } from './files';
+import { readContentFile } from './files';
 import { commitLine, entityDetail, entityLine, historyLines, print, printJson } from './output';
 
 interface FieldOptions {
@@ -76,7 +76,7 @@ async function contentOf(
   readPiped: boolean,
 ): Promise<string | undefined> {
   if (options.content !== undefined) return options.content;
-  if (options.file !== undefined) return readTextFile(options.file);
+  if (options.file !== undefined) return readContentFile(options.file);
   if (!readPiped || input.content !== undefined || input.messages !== undefined) return undefined;
   // `echo text | workspace-memory save ...` ends the text with a newline that is not part of it.
   return (await pipedInput())?.replace(/\n$/, '');

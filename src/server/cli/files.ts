@@ -125,7 +125,7 @@ function notAFile(verb: 'read' | 'write', file: string, stats: fs.Stats): Memory
   );
 }
 
-function sizeOf(bytes: number): string {
+export function sizeOf(bytes: number): string {
   const mb = bytes / 1024 / 1024;
   return mb >= 1 ? `${Number(mb.toFixed(2))} MB` : `${bytes} bytes`;
 }
