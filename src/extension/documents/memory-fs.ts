@@ -148,7 +148,10 @@ export function registerMemoryFileSystem(context: vscode.ExtensionContext, servi
   const fileSystem = new MemoryFileSystem(services, problems);
   context.subscriptions.push(
     problems,
-    // A refused save's mark goes with its document.
+    // A refused save's mark lasts until the document is edited, reverted or closed (the next save says anew).
+    vscode.workspace.onDidChangeTextDocument(({ document, contentChanges }) => {
+      if (contentChanges.length > 0 && problems.has(document.uri)) problems.delete(document.uri);
+    }),
     vscode.workspace.onDidCloseTextDocument((document) => problems.delete(document.uri)),
     vscode.workspace.registerFileSystemProvider(SCHEME, fileSystem, { isCaseSensitive: true }),
     services.onDidChangeStore((change) => fileSystem.storeChanged(change.entityIds)),

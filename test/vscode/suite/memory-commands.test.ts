@@ -151,6 +151,10 @@ describe('memory commands', () => {
     const { services } = await extensionApi();
     assert.equal((await (await services.memory()).memories.get(entity.id))?.category, 'decision');
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    await waitFor(
+      'the mark to go with the reverted edit',
+      () => vscode.languages.getDiagnostics(document.uri).length === 0,
+    );
   });
 
   it('Restore This Version writes the old content as a new version', async () => {
