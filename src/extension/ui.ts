@@ -1,11 +1,18 @@
 import * as vscode from 'vscode';
+
 import type { Entity } from '../core/types';
-import { entityUri } from './documents/uris';
+import { entityUri, sameEntityDocument } from './documents/uris';
 import type { Services } from './services';
 
-/** Opens an entity as a document: a preview tab unless `edit` asks for a lasting one. */
+/**
+ * Opens an entity as a document: a preview tab unless `edit` asks for a
+ * lasting one. A document of it already open is shown again, even when its
+ * tab has an older readable name (the entity's first words changed since).
+ */
 export async function openEntity(entity: Pick<Entity, 'type' | 'id'>, edit = false): Promise<void> {
-  const document = await vscode.workspace.openTextDocument(entityUri(entity));
+  const uri = entityUri(entity);
+  const open = vscode.workspace.textDocuments.find((document) => sameEntityDocument(document.uri, uri));
+  const document = open ?? (await vscode.workspace.openTextDocument(uri));
   await vscode.window.showTextDocument(document, { preview: !edit, preserveFocus: !edit });
 }
 

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { ENTITY_TYPES, type Entity, type EntityType } from '../../core/types';
+
+import { type Entity, ENTITY_TYPES, type EntityType } from '../../core/types';
 
 /** Entities open as documents under this scheme (see memory-fs.ts). */
 export const SCHEME = 'workspace-memory';
@@ -19,22 +20,64 @@ export interface EntityLocation {
 const escapeId = (id: string): string => id.replace(/%/g, '%25').replace(/@/g, '%40');
 const unescapeId = (text: string): string => text.replace(/%40/g, '@').replace(/%25/g, '%');
 
-/** The live, editable document of an entity: `workspace-memory:/memory/<id>.md`. */
+/** Most characters of a document's readable name. */
+const NAME_LENGTH = 48;
+
+/**
+ * What a tab calls an entity: its first words, or a chunk's file and
+ * heading, rather than its id (which stays in the path, the tooltip and the
+ * front matter). Characters a file name cannot hold become spaces.
+ */
+export function readableName(entity: Entity): string {
+  const heading = entity.type === 'knowledge' ? entity.headingPath?.at(-1) : undefined;
+  const text =
+    entity.type === 'knowledge' && entity.source
+      ? [entity.source.split('/').at(-1), heading].filter(Boolean).join(' › ')
+      : (entity.content.split('\n').find((line) => line.trim()) ?? '').replace(/^#+\s*/, '');
+   
+  const name = text
+    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|%@]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (!name) return entity.id;
+  if (name.length <= NAME_LENGTH) return name;
+  // Cut at a word boundary when there is one in the second half, else mid-word.
+  const cut = name.slice(0, NAME_LENGTH - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > NAME_LENGTH / 2 ? cut.slice(0, space) : cut).replace(/[\s,;.]+$/, '')}…`;
+}
+
+/**
+ * The folder of an entity's documents (`/memory/<id>`), and its document's
+ * file name: readable when the entity is known, the id otherwise. Only the
+ * folder identifies the entity; the name is for people.
+ */
+function entityPath(entity: Pick<Entity, 'type' | 'id'>, commitHash?: string): string {
+  const folder = `/${entity.type}/${escapeId(entity.id)}${commitHash ? `@${commitHash.slice(0, SHORT_HASH)}` : ''}`;
+  return 'content' in entity ? `${folder}/${escapeId(readableName(entity as Entity))}.md` : `${folder}.md`;
+}
+
+/** The live, editable document of an entity: `workspace-memory:/memory/<id>/<first words>.md`. */
 export function entityUri(entity: Pick<Entity, 'type' | 'id'>): vscode.Uri {
-  return vscode.Uri.from({ scheme: SCHEME, path: `/${entity.type}/${escapeId(entity.id)}.md` });
+  return vscode.Uri.from({ scheme: SCHEME, path: entityPath(entity) });
 }
 
-/** One version of an entity, read-only: `workspace-memory:/memory/<id>@<hash>.md`. */
+/** One version of an entity, read-only: `workspace-memory:/memory/<id>@<hash>/<first words>.md`. */
 export function versionUri(entity: Pick<Entity, 'type' | 'id'>, commitHash: string): vscode.Uri {
-  return vscode.Uri.from({
-    scheme: SCHEME,
-    path: `/${entity.type}/${escapeId(entity.id)}@${commitHash.slice(0, SHORT_HASH)}.md`,
-  });
+  return vscode.Uri.from({ scheme: SCHEME, path: entityPath(entity, commitHash) });
 }
 
+/** Reads both forms: `/memory/<id>.md` (an id alone, as older links have it) and `/memory/<id>/<name>.md`. */
 export function parseEntityUri(uri: vscode.Uri): EntityLocation | undefined {
   if (uri.scheme !== SCHEME) return undefined;
-  const match = /^\/([a-z]+)\/([^/@]+?)(?:@([0-9a-f]{4,64}))?\.md$/.exec(uri.path);
+  const match = /^\/([a-z]+)\/([^/@]+?)(?:@([0-9a-f]{4,64}))?(?:\.md|\/[^/]+\.md)$/.exec(uri.path);
   if (!match || !(ENTITY_TYPES as readonly string[]).includes(match[1]!)) return undefined;
   return { type: match[1] as EntityType, id: unescapeId(match[2]!), commit: match[3] };
+}
+
+/** Whether two documents show the same entity version (whatever their readable names). */
+export function sameEntityDocument(a: vscode.Uri, b: vscode.Uri): boolean {
+  const left = parseEntityUri(a);
+  const right = parseEntityUri(b);
+  return !!left && !!right && left.type === right.type && left.id === right.id && left.commit === right.commit;
 }
