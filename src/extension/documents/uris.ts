@@ -34,8 +34,8 @@ export function readableName(entity: Entity): string {
     entity.type === 'knowledge' && entity.source
       ? [entity.source.split('/').at(-1), heading].filter(Boolean).join(' › ')
       : (entity.content.split('\n').find((line) => line.trim()) ?? '').replace(/^#+\s*/, '');
-   
   const name = text
+    // eslint-disable-next-line no-control-regex -- control characters are what is removed
     .replace(/[\u0000-\u001f\u007f/\\:*?"<>|%@]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
