@@ -1,22 +1,23 @@
 import * as vscode from 'vscode';
+
 import { sqliteAvailable } from './core/sqlite';
+import { registerChatParticipant } from './extension/chat/participant';
 import { registerEntityCommands } from './extension/commands/entity-commands';
 import { registerHistoryCommands } from './extension/commands/history-commands';
 import { registerSearchCommands } from './extension/commands/search-commands';
 import { registerStoreCommands } from './extension/commands/store-commands';
-import { registerChatParticipant } from './extension/chat/participant';
 import { registerDocSync } from './extension/docsync';
-import { Features, requireFeature } from './extension/features';
 import type { DocSyncState } from './extension/docsync/status';
 import { registerMemoryFileSystem } from './extension/documents/memory-fs';
 import { registerReports } from './extension/documents/reports';
-import { type Services, StoreService } from './extension/services';
-import type { StoreClient } from './extension/store/client';
-import { registerStatusBar } from './extension/status/status-bar';
-import { registerTools } from './extension/tools';
+import { Features, requireFeature } from './extension/features';
 import { mcpServerDefinition, registerMcpServer } from './extension/mcp';
+import { type Services, StoreService } from './extension/services';
+import { registerStatusBar } from './extension/status/status-bar';
+import type { StoreClient } from './extension/store/client';
+import { registerTools } from './extension/tools';
 import { registerUnavailable } from './extension/unavailable';
-import { type Views, registerViews } from './extension/views';
+import { registerViews, type Views } from './extension/views';
 
 /** What `activate` returns: the extension's services and views, for the integration tests and other extensions. */
 export interface WorkspaceMemoryApi {

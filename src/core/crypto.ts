@@ -1,3 +1,5 @@
+import type * as NodeCrypto from 'node:crypto';
+
 import { lazy } from './lazy';
 
 /**
@@ -7,5 +9,5 @@ import { lazy } from './lazy';
  */
 export const nodeCrypto = lazy(
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  (): typeof import('node:crypto') => require('node:crypto') as typeof import('node:crypto'),
+  (): typeof NodeCrypto => require('node:crypto') as typeof NodeCrypto,
 );

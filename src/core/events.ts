@@ -26,12 +26,12 @@ export class EventBus {
   on<K extends MemoryEventName>(event: K, handler: MemoryEventHandler<K>): () => void {
     let set = this.handlers.get(event);
     if (!set) this.handlers.set(event, (set = new Set()));
-    set.add(handler as (payload: never) => unknown);
+    set.add(handler);
     return () => this.off(event, handler);
   }
 
   off<K extends MemoryEventName>(event: K, handler: MemoryEventHandler<K>): void {
-    this.handlers.get(event)?.delete(handler as (payload: never) => unknown);
+    this.handlers.get(event)?.delete(handler);
   }
 
   emit<K extends MemoryEventName>(event: K, payload: MemoryEvents[K]): void {

@@ -1,9 +1,11 @@
 import * as fs from 'node:fs';
+
+import { COLLECTION_OF, type CollectionName } from './portable';
 import type { PartialSnapshots } from './snapshots';
 import type { Database } from './store/database';
+import { countOf, num, text } from './store/rows';
 import type { EntityType } from './types';
 import { ENTITY_TYPES } from './types';
-import { COLLECTION_OF, type CollectionName } from './portable';
 
 export interface CleanupOptions {
   /** Delete memories, skills and knowledge not updated for this many days. */
@@ -39,15 +41,20 @@ export function staleEntities(db: Database, cutoff: string): CleanupCandidate[] 
       cutoff,
       ...AGEABLE_TYPES,
     )
-    .map((row) => ({ id: String(row.id), type: String(row.type) as EntityType, updatedAt: String(row.updated_at) }));
+    .map((row) => ({
+      id: text(row, 'refs', 'id'),
+      type: text(row, 'refs', 'type') as EntityType,
+      updatedAt: text(row, 'refs', 'updated_at'),
+    }));
 }
 
 export function countAgeable(db: Database): number {
-  return Number(
+  return countOf(
     db.get(
       `SELECT count(*) AS n FROM refs WHERE deleted = 0 AND type IN (${AGEABLE_TYPES.map(() => '?').join(', ')})`,
       ...AGEABLE_TYPES,
-    )?.n ?? 0,
+    ),
+    'refs',
   );
 }
 
@@ -64,7 +71,7 @@ export function rotateAudit(db: Database, keep: number): number {
  * logged: a dry run counts the entries its real run would write before trimming.
  */
 export function auditOverflow(db: Database, keep: number, pending = 0): number {
-  const logged = Number(db.get(`SELECT count(*) AS n ${AUDIT_OVERFLOW}`, keep - pending)?.n ?? 0);
+  const logged = countOf(db.get(`SELECT count(*) AS n ${AUDIT_OVERFLOW}`, keep - pending), 'audit');
   return logged + Math.max(0, pending - keep);
 }
 
@@ -96,11 +103,12 @@ export function collectStats(db: Database, snapshots: number, partials: PartialS
   >;
   let deleted = 0;
   for (const row of db.all('SELECT type, deleted, count(*) AS n FROM refs GROUP BY type, deleted')) {
-    const type = String(row.type) as EntityType;
-    if (Number(row.deleted) === 1) deleted += Number(row.n);
-    else if (ENTITY_TYPES.includes(type)) live[COLLECTION_OF[type]] = Number(row.n);
+    const type = text(row, 'refs', 'type') as EntityType;
+    const n = num(row, 'refs', 'n');
+    if (num(row, 'refs', 'deleted') === 1) deleted += n;
+    else if (ENTITY_TYPES.includes(type)) live[COLLECTION_OF[type]] = n;
   }
-  const count = (table: string) => Number(db.get(`SELECT count(*) AS n FROM ${table}`)?.n ?? 0);
+  const count = (table: string) => countOf(db.get(`SELECT count(*) AS n FROM ${table}`), table);
   const size = (file: string) => (fs.existsSync(file) ? fs.statSync(file).size : 0);
   return {
     ...live,

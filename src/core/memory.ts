@@ -1,5 +1,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
+
+import type { Embedder } from './ai/embedder';
 import type { Collection, CollectionContext } from './collections/collection';
 import { ProfileCollection } from './collections/profiles';
 import { AgentScopedCollection, MemoryCollection } from './collections/searchable';
@@ -7,32 +9,32 @@ import { SessionCollection } from './collections/sessions';
 import { MemoryError } from './errors';
 import { EventBus, type MemoryEventHandler, type MemoryEventName } from './events';
 import {
+  auditOverflow,
   type CleanupOptions,
   type CleanupReport,
-  type StoreStats,
-  auditOverflow,
   collectStats,
   countAgeable,
   rotateAudit,
   staleEntities,
+  type StoreStats,
 } from './maintenance';
 import { type Middleware, MiddlewarePipeline } from './middleware';
-import { type ExportData, type ImportOptions, type ImportReport, exportState, importState } from './portable';
+import { assertStoreConfined } from './paths';
+import { type ExportData, exportState, type ImportOptions, type ImportReport, importState } from './portable';
+import { storedChunks } from './rag/chunk-matching';
 import { Rag } from './rag/rag';
 import { chunkCounts, chunksOf, fileStamps, liveDocuments, saveStamps, surplusChunks } from './rag/state';
-import { type RecallOptions, type RecallResult, recall } from './recall/recall';
-import { type SnapshotInfo, Snapshots } from './snapshots';
+import { recall, type RecallOptions, type RecallResult } from './recall/recall';
 import { FtsIndex } from './search/fts-index';
-import { DEFAULT_SCORING, type ScoringOptions } from './search/scoring';
 import { Embeddings, HybridSearch } from './search/hybrid';
+import { DEFAULT_SCORING, type ScoringOptions } from './search/scoring';
 import { Searcher } from './search/searcher';
-import { VectorIndex } from './search/vectors';
-import type { Embedder } from './ai/embedder';
 import { QueryExpander, type SynonymMap } from './search/synonyms';
-import { assertStoreConfined } from './paths';
+import { VectorIndex } from './search/vectors';
+import { type RestorePreview, type SnapshotInfo, Snapshots } from './snapshots';
 import { Database } from './store/database';
-import { STORE_FILE, prepareStoreFolder } from './store/store-file';
 import { EntityStore } from './store/entity-store';
+import { prepareStoreFolder, STORE_FILE } from './store/store-file';
 import type { Entity, EntityType, HistoryEntry } from './types';
 import { assertEntityType, assertId } from './validation';
 import { type VerifyReport, verifyState } from './verify';
@@ -141,6 +143,7 @@ export class Memory {
       },
       deleteChunks: async (ids) => void (await this.knowledge.deleteMany(ids)),
       chunksOf: (agentId, source) => chunksOf(db, agentId, source),
+      storedChunks: (agentId, source) => storedChunks(db, agentId, source),
       surplusChunks: (agentId, source, expected) => surplusChunks(db, agentId, source, expected),
       chunkCounts: (agentId) => chunkCounts(db, agentId),
       liveDocuments: (agentId, scope) => liveDocuments(db, agentId, scope),
@@ -223,6 +226,11 @@ export class Memory {
 
   async listSnapshots(): Promise<SnapshotInfo[]> {
     return this.snapshots.list();
+  }
+
+  /** What restoring a snapshot would change (entities brought back, removed, changed), changing nothing. */
+  async restorePreview(snapshotId: string): Promise<RestorePreview> {
+    return this.snapshots.compare(snapshotId);
   }
 
   /** Replaces the whole state with a snapshot's, atomically. */

@@ -1,15 +1,17 @@
 import type { z } from 'zod';
+
 import { MemoryError } from './errors';
 import type { JsonBounds } from './json-guard';
 import { lazy } from './lazy';
-import { loadZod } from './zod-loader';
 import type { Database } from './store/database';
 import type { EntityStore, RefRow, VersionBody } from './store/entity-store';
 import { entityFromBody } from './store/entity-store';
 import { decodeBody } from './store/object-body';
+import { entityRow, num, text } from './store/rows';
 import type { Entity, EntityType } from './types';
 import { ENTITY_TYPES } from './types';
-import { LIMITS, assertAgentFor, assertId, assertJsonInput, assertOptionalId, validateInput } from './validation';
+import { assertAgentFor, assertId, assertJsonInput, assertOptionalId, LIMITS, validateInput } from './validation';
+import { loadZod } from './zod-loader';
 
 /** Collection names as they appear in an export, keyed by entity type. */
 export const COLLECTION_OF: Record<EntityType, CollectionName> = {
@@ -136,20 +138,16 @@ export function exportState(db: Database, now: string): ExportData {
     `SELECT r.id, r.created_at, r.updated_at, o.data, o.hash FROM refs r JOIN objects o ON o.seq = r.object_seq
      WHERE r.deleted = 0 ORDER BY r.created_at, r.id`,
   )) {
-    const entity = entityFromBody(
-      String(row.id),
-      // A damaged object fails the export with STORE_CORRUPT naming it, not a raw SyntaxError.
-      decodeBody(row.data, row.hash, String(row.id)),
-      String(row.created_at),
-      String(row.updated_at),
-    );
+    const { id, createdAt, updatedAt, hash, data } = entityRow(row);
+    // A damaged object fails the export with STORE_CORRUPT naming it, not a raw SyntaxError.
+    const entity = entityFromBody(id, decodeBody(data, hash, id), createdAt, updatedAt);
     entities[COLLECTION_OF[entity.type]].push(entity);
   }
   const accessCounts: Record<string, number> = {};
   for (const row of db.iterate(
     'SELECT a.entity_id, a.count FROM access a JOIN refs r ON r.id = a.entity_id WHERE r.deleted = 0',
   )) {
-    accessCounts[String(row.entity_id)] = Number(row.count);
+    accessCounts[text(row, 'access', 'entity_id')] = num(row, 'access', 'count');
   }
   return { format: 'workspace-memory', version: EXPORT_VERSION, exportedAt: now, entities, accessCounts };
 }

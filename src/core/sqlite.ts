@@ -1,6 +1,8 @@
+import type * as NodeSqlite from 'node:sqlite';
+
 import { MemoryError } from './errors';
 
-type SqliteModule = typeof import('node:sqlite');
+type SqliteModule = typeof NodeSqlite;
 
 let cached: SqliteModule | undefined;
 
@@ -13,12 +15,14 @@ let cached: SqliteModule | undefined;
  */
 export function loadSqlite(): SqliteModule {
   if (cached) return cached;
+  // Kept unbound on purpose: it is put back as it was, and called with its own `this` below.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
   const originalEmit = process.emitWarning;
   process.emitWarning = function (this: NodeJS.Process, warning: string | Error, ...rest: unknown[]) {
     const text = typeof warning === 'string' ? warning : warning.message;
     if (/SQLite is an experimental feature/i.test(text)) return;
     return (originalEmit as (...args: unknown[]) => void).call(this, warning, ...rest);
-  } as typeof process.emitWarning;
+  };
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     cached = require('node:sqlite') as SqliteModule;

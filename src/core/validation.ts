@@ -1,19 +1,20 @@
 import type { z } from 'zod';
+
 import { MemoryError } from './errors';
-import { type JsonBounds, findJsonProblem, formatJsonPath } from './json-guard';
+import { findJsonProblem, formatJsonPath, type JsonBounds } from './json-guard';
 import { lazy } from './lazy';
-import { loadZod } from './zod-loader';
 import {
   ENTITY_TYPES,
-  MEMORY_CATEGORIES,
-  SKILL_CATEGORIES,
-  SHARED_AGENT_ID,
-  SHARED_TYPES,
-  SKILL_STATUSES,
   type EntityType,
   type InputByType,
+  MEMORY_CATEGORIES,
+  SHARED_AGENT_ID,
+  SHARED_TYPES,
+  SKILL_CATEGORIES,
+  SKILL_STATUSES,
   type UpdateByType,
 } from './types';
+import { loadZod } from './zod-loader';
 
 export const LIMITS = {
   /** Content is capped in UTF-8 bytes, not characters: that is what costs disk and tokens. */
@@ -40,6 +41,13 @@ export const LIMITS = {
 // (snapshots, exports) or a URI (the extension's history documents).
 // eslint-disable-next-line no-control-regex
 const FORBIDDEN_ID = /[/\\:\u0000-\u001f\u007f]|\.\./;
+
+/**
+ * Whether a caller (plain JavaScript, a tool, JSON) really passed an array.
+ * Array.isArray itself would narrow an argument typed as a readonly array to
+ * `any[]`, and every use after the check would lose its type.
+ */
+export const isArray = (value: unknown): boolean => Array.isArray(value);
 
 export function assertId(value: unknown, what = 'id'): string {
   if (typeof value !== 'string' || value.length === 0) {

@@ -1,8 +1,9 @@
 import { MemoryError } from './errors';
+import { REBUILD_ADVICE } from './search/fts-index';
 import { recordVerifyOutcome } from './store/damage-marker';
 import type { Database } from './store/database';
+import { text } from './store/rows';
 import { checkCommitHashes, checkCommitLinks, checkOrphans, checkRefs, walkChains } from './verify/history';
-import { REBUILD_ADVICE } from './search/fts-index';
 import {
   indexCounts,
   lostPendingRows,
@@ -41,7 +42,7 @@ function run(errors: VerifyError[], check: string, failure: VerifyErrorCode, wor
 function sqliteIntegrity(db: Database, schema: string): VerifyError[] {
   return db
     .all(`PRAGMA ${schema}.quick_check`)
-    .map((row) => String(Object.values(row)[0]))
+    .map((row) => text(row, `${schema}.quick_check`, 'quick_check'))
     .filter((text) => text !== 'ok')
     .map((text) => ({ code: 'SQLITE_INTEGRITY', id: schema, message: text }));
 }

@@ -1,3 +1,5 @@
+import type * as Zod from 'zod';
+
 import { lazy } from './lazy';
 
 /**
@@ -9,5 +11,5 @@ import { lazy } from './lazy';
  */
 export const loadZod = lazy(
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  (): typeof import('zod') => require('zod') as typeof import('zod'),
+  (): typeof Zod => require('zod') as typeof Zod,
 );

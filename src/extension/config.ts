@@ -1,6 +1,8 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
+
 import * as vscode from 'vscode';
+
 import { SHARED_AGENT_ID } from '../core/types';
 import { LIMITS } from '../core/validation';
 

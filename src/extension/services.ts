@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
-import { MemoryError, isMemoryError } from '../core/errors';
-import { type Scope, SECTION, currentScope, storeDirectory } from './config';
+
+import { isMemoryError, MemoryError } from '../core/errors';
+import { currentScope, type Scope, SECTION, storeDirectory } from './config';
 import { type RemoteMemory, type StoreChange, StoreClient, type TaskOptions } from './store/client';
 import type { TaskMethod } from './store/protocol';
 
@@ -204,7 +205,7 @@ export class StoreService implements Services, vscode.Disposable {
 
   async dispose(): Promise<void> {
     this.disposed = true;
-    this.disposables.forEach((d) => d.dispose());
+    for (const disposable of this.disposables) disposable.dispose();
     const previous = this.opening;
     this.opening = undefined;
     if (previous) await (await previous.catch(() => undefined))?.close();

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+
 import { SCHEME } from './documents/uris';
 
 /** The parts of the manifest that promise something to the user. */

@@ -3,7 +3,9 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
+
 import { Command } from 'commander';
+
 import { Memory } from '../../src/core/memory';
 import { registerAiCommands } from '../../src/server/cli/ai-commands';
 import { registerRagCommands } from '../../src/server/cli/rag-commands';
@@ -22,8 +24,8 @@ async function run(args: string[]): Promise<string> {
   registerAiCommands(program);
   registerRagCommands(program);
   let out = '';
-  const write = process.stdout.write;
-  process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = (chunk: string) => ((out += chunk), true);
   try {
     await program.parseAsync(['node', 'workspace-memory', ...args]);
   } finally {
@@ -45,7 +47,7 @@ describe('cli: mine and consolidate', () => {
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => {
-        requests.push(JSON.parse(body));
+        requests.push(JSON.parse(body) as (typeof requests)[number]);
         response.setHeader('content-type', 'application/json');
         response.end(JSON.stringify({ choices: [{ message: { content: replies.shift() ?? '{}' } }] }));
       });

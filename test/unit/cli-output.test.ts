@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { Memory } from '../../src/core/memory';
 import type { Entity } from '../../src/core/types';
 import { snippetOf } from '../../src/server/cli/snippet';
@@ -12,9 +13,9 @@ const ROOT = path.join(__dirname, '..', '..');
 const CLI = path.join(ROOT, 'dist', 'cli.js');
 
 // The scope options default to these variables: keep the caller's out of the way.
-const ENV = Object.fromEntries(
+const ENV: NodeJS.ProcessEnv = Object.fromEntries(
   Object.entries(process.env).filter(([key]) => !key.startsWith('WORKSPACE_MEMORY_')),
-) as NodeJS.ProcessEnv;
+);
 
 function cli(args: string[]) {
   const result = spawnSync(process.execPath, [CLI, ...args], { input: '', encoding: 'utf8', env: ENV });

@@ -3,6 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+
 import { Memory } from '../../src/core/memory';
 import type { RecallResult } from '../../src/core/recall/recall';
 import type { SearchResult } from '../../src/core/search/searcher';
@@ -13,9 +14,9 @@ const ROOT = path.join(__dirname, '..', '..');
 const CLI = path.join(ROOT, 'dist', 'cli.js');
 
 // The scope options default to these variables: keep the caller's out of the way.
-const ENV = Object.fromEntries(
+const ENV: NodeJS.ProcessEnv = Object.fromEntries(
   Object.entries(process.env).filter(([key]) => !key.startsWith('WORKSPACE_MEMORY_')),
-) as NodeJS.ProcessEnv;
+);
 
 function cli(args: string[], input = '') {
   const result = spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8', env: ENV });

@@ -5,7 +5,9 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+
 import { Command } from 'commander';
+
 import { registerRagCommands } from '../../src/server/cli/rag-commands';
 import { tempDir } from './helpers';
 
@@ -145,7 +147,7 @@ describe('cli', function () {
     const snapshot = json<{ id: string }>(['snapshot', 'create', 'first', '--dir', dir]);
     json(['save', 'memory', '--dir', dir, '--content', 'dropped by restore']);
     assert.equal(json<unknown[]>(['snapshot', 'list', '--dir', dir]).length, 1);
-    json(['snapshot', 'restore', snapshot.id, '--dir', dir]);
+    json(['snapshot', 'restore', snapshot.id, '--dir', dir, '--yes']);
     assert.equal(json<{ memories: number }>(['stats', '--dir', dir]).memories, 1);
 
     const file = path.join(dir, 'export.json');
@@ -224,18 +226,21 @@ describe('cli', function () {
     // called directly: a real SIGINT would reach mocha's own listener too.
     const ctrlC = () => process.listeners('SIGINT').find((listener) => !listening.includes(listener))?.('SIGINT');
     const { stdout, stderr } = process;
+    // The originals, to put back: assigned back onto their own streams, so their `this` is right.
+    // eslint-disable-next-line @typescript-eslint/unbound-method
     const [writeOut, writeErr] = [stdout.write, stderr.write];
     const isTTY = Object.getOwnPropertyDescriptor(stderr, 'isTTY');
     let out = '';
     Object.defineProperty(stderr, 'isTTY', { value: true, configurable: true });
-    stderr.write = ((chunk: string) => (chunk.startsWith('\r1 of') && ctrlC(), true)) as typeof stderr.write;
-    stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof stdout.write;
+    stderr.write = (chunk: string) => (chunk.startsWith('\r1 of') && ctrlC(), true);
+    stdout.write = (chunk: string) => ((out += chunk), true);
     try {
       await program.parseAsync(['node', 'workspace-memory', 'rag', 'sync', docs, '--dir', dir]);
       assert.match(out, /^stopped: [01] added/m);
       assert.equal(process.exitCode, 130);
     } finally {
-      [stdout.write, stderr.write] = [writeOut, writeErr];
+      stdout.write = writeOut;
+      stderr.write = writeErr;
       if (isTTY) Object.defineProperty(stderr, 'isTTY', isTTY);
       else delete (stderr as { isTTY?: boolean }).isTTY;
       process.exitCode = undefined;

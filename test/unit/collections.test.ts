@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
+
 import type { Memory } from '../../src/core/memory';
-import { SHARED_AGENT_ID, type Entity } from '../../src/core/types';
+import { type Entity, SHARED_AGENT_ID } from '../../src/core/types';
 import { FakeClock, openTemp, rejectsWith } from './helpers';
 
 describe('collections', () => {

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+
 import { applyConsolidationPlan, consolidate, planConsolidation } from '../../src/core/ai/consolidation';
 import type { ChatMessage } from '../../src/core/ai/provider';
 import type { Memory } from '../../src/core/memory';

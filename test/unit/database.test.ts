@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+
 import { isMemoryError } from '../../src/core/errors';
 import { Database, translateSqliteError } from '../../src/core/store/database';
 import { tempDir } from './helpers';

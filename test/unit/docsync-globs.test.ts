@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+
 import { expandBraces, extensionsOf, ignorePatterns } from '../../src/extension/docsync/globs';
 
 describe('doc sync globs', () => {

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { Memory } from '../../src/core/memory';
 import { tempDir } from './helpers';
 

@@ -1,4 +1,7 @@
 import * as assert from 'node:assert/strict';
+
+import { MemoryError } from '../../src/core/errors';
+import type { KnowledgeEntity, MemoryEntity, SessionEntity, SkillEntity } from '../../src/core/types';
 import {
   isSyncedChunk,
   lineOfProblem,
@@ -6,8 +9,6 @@ import {
   renderEntity,
   restorableFields,
 } from '../../src/extension/documents/format';
-import type { KnowledgeEntity, MemoryEntity, SessionEntity, SkillEntity } from '../../src/core/types';
-import { MemoryError } from '../../src/core/errors';
 
 const memory: MemoryEntity = {
   id: 'memory-1',
@@ -108,7 +109,7 @@ describe('entity documents', () => {
   });
 
   it('restores every editable field of an old version', () => {
-    const skill: SkillEntity = { ...memory, type: 'skill', category: 'procedure', status: 'draft' } as SkillEntity;
+    const skill: SkillEntity = { ...memory, type: 'skill', category: 'procedure', status: 'draft' };
     assert.deepEqual(restorableFields(skill), {
       content: skill.content,
       category: 'procedure',

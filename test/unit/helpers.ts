@@ -1,9 +1,10 @@
+import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Memory, type MemoryOptions } from '../../src/core/memory';
+
 import { MemoryError, type MemoryErrorCode } from '../../src/core/errors';
-import * as assert from 'node:assert/strict';
+import { Memory, type MemoryOptions } from '../../src/core/memory';
 
 export function tempDir(prefix = 'wm-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { OpenAiCompatibleEmbedder } from '../../src/core/ai/embedder';
 import type { Memory } from '../../src/core/memory';
 import { openTemp, rejectsWith } from './helpers';
@@ -133,7 +134,7 @@ describe('hybrid search', () => {
     assert.equal(memory.embeddings?.pending(), 1);
     server.failing = false;
     const progress: number[] = [];
-    const report = await memory.embeddings!.backfill({ onProgress: ({ done }) => progress.push(done) });
+    const report = await memory.embeddings.backfill({ onProgress: ({ done }) => progress.push(done) });
     assert.equal(report.embedded, 1);
     assert.equal(report.remaining, 0);
     assert.deepEqual(progress, [0, 1]);
@@ -187,7 +188,7 @@ describe('hybrid search', () => {
     });
     try {
       assert.equal(other.embeddings?.pending(), 1, "the old model's vectors do not count");
-      const report = await other.embeddings!.backfill();
+      const report = await other.embeddings.backfill();
       assert.equal(report.pruned, 1);
       assert.equal(report.embedded, 1);
       assert.equal(other.embeddings?.pending(), 0);

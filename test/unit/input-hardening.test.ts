@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+
 import type { Memory } from '../../src/core/memory';
 import { type OperationContext, runOperation } from '../../src/core/operations';
 import { SHARED_AGENT_ID } from '../../src/core/types';

@@ -1,9 +1,11 @@
 import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { createHash } from 'node:crypto';
+
 import { Memory } from '../../src/core/memory';
+import type { ExportData } from '../../src/core/portable';
 import { commitHash } from '../../src/core/store/entity-store';
 import { canonicalJson, sha256 } from '../../src/core/store/hashing';
 import { FakeClock, openTemp, rejectsWith } from './helpers';
@@ -289,7 +291,7 @@ describe('export and import', () => {
     const [dropped] = await memory.memories.save('a', 'u', { content: 'deleted one' });
     await memory.memories.delete(dropped.id);
 
-    const data = JSON.parse(JSON.stringify(await memory.export()));
+    const data = JSON.parse(JSON.stringify(await memory.export())) as ExportData;
     assert.equal(data.version, 1);
     assert.equal(data.entities.memories.length, 1, 'deleted entities are not exported');
 

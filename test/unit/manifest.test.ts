@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { COMMANDS } from '../../src/extension/commands/ids';
 import { toolContributions, toolStrings } from '../../src/extension/tools/manifest';
 

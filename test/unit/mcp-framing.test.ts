@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
+
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
 import { LineReader } from '../../src/server/mcp/line-reader';
 import { checkLine } from '../../src/server/mcp/message-check';
 import { TopLevelIdScanner } from '../../src/server/mcp/top-level-id';

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { tempDir } from './helpers';
 
 const ROOT = path.join(__dirname, '..', '..');

@@ -2,9 +2,11 @@ import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
 import { operationsFor } from '../../src/core/operations';
 import { tempDir } from './helpers';
 
@@ -221,7 +223,10 @@ describe('mcp entry points', function () {
     } finally {
       await client.close();
     }
-    assert.equal(JSON.parse(cli(['list', 'memory', '--dir', dir, '--agent', 'a', '--json']).stdout).total, 1);
+    assert.equal(
+      (JSON.parse(cli(['list', 'memory', '--dir', dir, '--agent', 'a', '--json']).stdout) as { total: number }).total,
+      1,
+    );
   });
 });
 

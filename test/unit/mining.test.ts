@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { mineSession, planMining, applyMiningPlan } from '../../src/core/ai/mining';
+
+import { applyMiningPlan, mineSession, planMining } from '../../src/core/ai/mining';
 import type { Memory } from '../../src/core/memory';
 import { FakeAi, json } from './fake-ai';
 import { openTemp, rejectsWith } from './helpers';

@@ -1,12 +1,13 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import type { Memory } from '../../src/core/memory';
 import {
-  OPERATIONS,
-  type OperationContext,
   findOperation,
   jsonSchemaOf,
+  type OperationContext,
+  OPERATIONS,
   operationsFor,
   runOperation,
 } from '../../src/core/operations';

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+
 // @ts-expect-error: a plain .mjs script, typed by its use here
 import { missingPrerequisites } from '../../scripts/code-server-install.mjs';
 

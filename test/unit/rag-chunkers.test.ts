@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+
 import { MemoryError } from '../../src/core/errors';
 import { type Chunk, chunkDocument, strategyFor } from '../../src/core/rag/chunkers';
 import { random } from './helpers';

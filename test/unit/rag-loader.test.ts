@@ -3,14 +3,15 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import {
   DEFAULT_DOC_EXTENSIONS,
-  type LoadResult,
-  type SkippedFile,
   listDocuments,
   loadDocuments,
+  type LoadResult,
   probeDocuments,
   readDocument,
+  type SkippedFile,
 } from '../../src/core/rag/loader';
 import { rejectsWith, tempDir } from './helpers';
 

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import type { Memory } from '../../src/core/memory';
 import { openTemp, rejectsWith, tempDir } from './helpers';
 
@@ -147,9 +148,12 @@ describe('rag.syncFiles and sourcePrefix', () => {
     });
 
     it('reports progress, refuses a root that is not a folder and a bad agent id', async () => {
-      const seen: number[] = [];
-      await memory.rag.syncFiles(docs, 'a', ['guide.md', 'notes'], { onProgress: ({ done }) => seen.push(done) });
-      assert.deepEqual(seen, [1, 2, 3]);
+      const seen: string[] = [];
+      await memory.rag.syncFiles(docs, 'a', ['guide.md', 'notes'], {
+        onProgress: ({ phase, done, total }) => seen.push(`${phase} ${done}/${total}`),
+      });
+      // Three files checked, each new, then written in one batch: the count follows the writing too.
+      assert.deepEqual(seen, ['reading 1/3', 'reading 2/4', 'reading 3/5', 'writing 6/6']);
       const nothing = await memory.rag.syncFiles(docs, 'a', []);
       assert.deepEqual([nothing.added, nothing.removed, nothing.skipped], [[], [], []]);
       const outside = await memory.rag.syncFiles(docs, 'a', ['../elsewhere.md']);

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import type { AiProvider, ChatMessage } from '../../src/core/ai/provider';
 import type { Memory } from '../../src/core/memory';
 import { openTemp, rejectsWith, tempDir } from './helpers';
@@ -88,6 +89,37 @@ describe('rag', () => {
       (await memory.knowledge.search('a', 'nightly backups', 5)).some((r) => r.entity.content.includes('nightly')),
       false,
     );
+  });
+
+  it('reports progress over the whole job: reading every file, then writing every document that changed', async () => {
+    const steps: string[] = [];
+    const onProgress = ({
+      phase,
+      done,
+      total,
+      path: file,
+    }: {
+      phase: string;
+      done: number;
+      total: number;
+      path?: string;
+    }) => steps.push(`${phase} ${done}/${total} ${file}`);
+    await memory.rag.sync(docs, 'a', { onProgress });
+    assert.deepEqual(steps, ['reading 1/2 notes/backups.txt', 'reading 2/3 setup.md', 'writing 4/4 setup.md']);
+
+    steps.length = 0;
+    write(docs, 'notes/backups.txt', 'Database backups run hourly now.');
+    fs.rmSync(path.join(docs, 'setup.md'));
+    write(docs, 'new.md', '# New\n\nA new page.');
+    await memory.rag.sync(docs, 'a', { onProgress });
+    assert.deepEqual(steps, [
+      'reading 1/2 new.md',
+      'reading 2/3 notes/backups.txt',
+      // The read is done; the total now counts the removal of setup.md too.
+      'writing 3/5 notes/backups.txt',
+      'writing 4/5 new.md',
+      'writing 5/5 setup.md',
+    ]);
   });
 
   it('counts as updated only the chunks that got a new version', async () => {
@@ -283,9 +315,9 @@ describe('rag', () => {
     assert.equal(plain.answer, undefined);
     const seen: ChatMessage[][] = [];
     const ai: AiProvider = {
-      chat: async (messages) => {
+      chat: (messages) => {
         seen.push([...messages]);
-        return 'Run make deploy [1] setup.md:8.';
+        return Promise.resolve('Run make deploy [1] setup.md:8.');
       },
     };
     const answered = await memory.rag.query('a', 'how do I deploy to kubernetes?', { ai });

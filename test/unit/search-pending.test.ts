@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+
 import { Memory, STORE_FILE } from '../../src/core/memory';
 import { PENDING_LIMIT } from '../../src/core/search/fts-index';
 import { FakeClock, openTemp, random, rejectsWith } from './helpers';

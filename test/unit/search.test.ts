@@ -1,8 +1,9 @@
 import * as assert from 'node:assert/strict';
+
 import type { Memory } from '../../src/core/memory';
 import { DEFAULT_SCORING } from '../../src/core/search/scoring';
 import type { SearchResult } from '../../src/core/search/searcher';
-import { SHARED_AGENT_ID, type Entity } from '../../src/core/types';
+import { type Entity, SHARED_AGENT_ID } from '../../src/core/types';
 import { FakeClock, openTemp, rejectsWith } from './helpers';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

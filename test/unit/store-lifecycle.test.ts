@@ -3,12 +3,14 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
 import { Memory } from '../../src/core/memory';
-import { StoreClient } from '../../src/extension/store/client';
 import { ownedTempPath } from '../../src/core/store/owned-files';
+import { StoreClient } from '../../src/extension/store/client';
 import { rejectsWith, tempDir } from './helpers';
 
 const ROOT = path.join(__dirname, '..', '..');

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { isMemoryError } from '../../src/core/errors';
 import { Memory } from '../../src/core/memory';
 import { type StoreChange, StoreClient } from '../../src/extension/store/client';

@@ -1,5 +1,7 @@
 import * as assert from 'node:assert/strict';
+
 import { z } from 'zod';
+
 import { packItems, packText } from '../../src/core/ai/chunking';
 import { askStructured, extractJson } from '../../src/core/ai/structured';
 import { FakeAi } from './fake-ai';

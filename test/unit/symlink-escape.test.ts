@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import type { Memory } from '../../src/core/memory';
 import { assertStoreConfined } from '../../src/core/paths';
 import { listDocuments, loadDocuments, readDocument } from '../../src/core/rag/loader';
@@ -37,12 +38,12 @@ function reasonFor(skipped: { path: string; reason: string }[], root: string, re
 /** Replaces fs.promises.open for one test: `before` runs before the real open, `after` once it succeeded. */
 function hookOpen(hooks: { before?: (file: string) => void; after?: (file: string) => void }): () => void {
   const original = fs.promises.open;
-  fs.promises.open = (async (file: fs.PathLike, ...rest: unknown[]) => {
+  fs.promises.open = async (file: fs.PathLike, ...rest: unknown[]) => {
     hooks.before?.(String(file));
     const handle = await (original as (...args: unknown[]) => Promise<fs.promises.FileHandle>)(file, ...rest);
     hooks.after?.(String(file));
     return handle;
-  }) as typeof fs.promises.open;
+  };
   return () => {
     fs.promises.open = original;
   };

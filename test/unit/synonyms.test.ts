@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+
 import { DEFAULT_SYNONYMS, QueryExpander, type SynonymMap } from '../../src/core/search/synonyms';
 import { tokenize } from '../../src/core/search/tokenizer';
 
@@ -15,7 +16,8 @@ function allTerms(expander: QueryExpander, query: string): string[] {
 }
 
 function includesAll(haystack: readonly string[], needles: readonly string[], message: string): void {
-  for (const needle of needles) assert.ok(haystack.includes(needle), `${message}: ${needle} not in ${haystack}`);
+  for (const needle of needles)
+    assert.ok(haystack.includes(needle), `${message}: ${needle} not in ${haystack.join(', ')}`);
 }
 
 describe('query expansion', () => {

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
+
 import { MAX_TERM_LENGTH, normalize, splitWords, tokenize } from '../../src/core/search/tokenizer';
 import { random } from './helpers';
 

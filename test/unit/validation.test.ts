@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+
 import type { MemoryErrorCode } from '../../src/core/errors';
 import type { Memory } from '../../src/core/memory';
 import { runOperation } from '../../src/core/operations';

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+
 import { MemoryError } from '../../src/core/errors';
 import { Memory, STORE_FILE } from '../../src/core/memory';
 import { damageMarkerPath } from '../../src/core/store/damage-marker';

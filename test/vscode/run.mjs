@@ -14,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+
 import { launchBrowser } from '../../scripts/browser.mjs';
 import { cleanup, onCleanup } from '../../scripts/cleanup.mjs';
 import { repoRoot } from '../../scripts/code-server-install.mjs';
@@ -107,8 +108,10 @@ async function attempt(run, diagnostics, started, options) {
   diagnostics.files.push(['browser console', path.join(sandbox.logs, 'browser.log')]);
   const folder = copyWorkspace(sandbox, path.join(repoRoot, run.workspace));
   installExtensions(sandbox, run.extensions ?? []);
-  // A run may set up its workspace first (stores, documents) and hand the extension host variables.
-  const preparedEnv = run.prepare ? await run.prepare({ repoRoot, folder, log }) : {};
+  // A run may set up its workspace first (stores, documents), install extensions into the
+  // sandbox, and hand the extension host variables.
+  diagnostics.files.push(['install log', path.join(sandbox.logs, 'install.log')]);
+  const preparedEnv = run.prepare ? await run.prepare({ repoRoot, folder, sandbox, log }) : {};
 
   let page;
   const harness = await startHarnessServer({ screenshotDir, getPage: () => page });
@@ -149,7 +152,9 @@ async function attempt(run, diagnostics, started, options) {
 
   const url = server.workbenchUrl({
     folder,
-    extensionDevelopmentPath: repoRoot,
+    // The repo is the extension under development, except in a run that tests the
+    // extension as installed from its .vsix (see runs.mjs).
+    extensionDevelopmentPath: run.developmentPath ? path.resolve(repoRoot, run.developmentPath) : repoRoot,
     extensionTestsPath: runner,
     enableProposedApi: Boolean(run.extensions?.length),
   });

@@ -7,6 +7,7 @@
 // restricted run turns it on, with no start-up prompt, which leaves the
 // folder in Restricted Mode.
 
+import { prepareInstalled } from './installed/prepare.mjs';
 import { prepareMeasure } from './measure/prepare.mjs';
 
 export const RUNS = [
@@ -44,6 +45,23 @@ export const RUNS = [
       'security.workspace.trust.banner': 'never',
       'security.workspace.trust.emptyWindow': false,
       'security.workspace.trust.untrustedFiles': 'open',
+    },
+  },
+  {
+    // Workspace Memory as a user gets it: `npm run package`, then VS Code's
+    // --install-extension into the run's extensions folder. VS Code runs
+    // extension tests only with an extension under development, so that is an
+    // empty runner extension, and the tests drive the installed copy. Last, as
+    // packaging rebuilds dist/ for production (vscode:prepublish).
+    name: 'installed',
+    tests: 'test/vscode/installed/**/*.test.ts',
+    workspace: 'samples/workspace',
+    developmentPath: 'test/vscode/fixtures/installed-runner',
+    prepare: prepareInstalled,
+    settings: {
+      'security.workspace.trust.enabled': false,
+      // So that VS Code is offered the MCP server definition, as a user who asks for it.
+      'workspaceMemory.mcp.offerInVsCode': true,
     },
   },
 ];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { MEMORY_CATEGORIES, SKILL_CATEGORIES } from '../types';
 import { normalizeTags } from './tags';
 
@@ -60,7 +61,7 @@ const WHAT: Record<ConsolidationTarget, string> = {
 
 export function consolidationInstructions(target: ConsolidationTarget): string {
   const category = CATEGORIES[target]
-    ? ` Give the merged entry a "category" (one of ${CATEGORIES[target]!.map((c) => `"${c}"`).join(', ')}).`
+    ? ` Give the merged entry a "category" (one of ${CATEGORIES[target].map((c) => `"${c}"`).join(', ')}).`
     : '';
   return `You tidy a store of ${WHAT[target]}. Each entry below is one JSON line with its "id" and when it was last "updated".
 

@@ -1,4 +1,4 @@
-import { MemoryError, isMemoryError } from '../errors';
+import { isMemoryError, MemoryError } from '../errors';
 import type {
   CommitInfo,
   KnowledgeEntity,
@@ -15,12 +15,12 @@ import {
   CONSOLIDATION_FORMAT,
   CONSOLIDATION_INPUT_OVERHEAD,
   type ConsolidationAnswer,
-  type ConsolidationTarget,
-  type ReviewedEntity,
   consolidationInput,
   consolidationInstructions,
   consolidationSchema,
+  type ConsolidationTarget,
   entryLine,
+  type ReviewedEntity,
 } from './consolidation-prompt';
 import type { AiProvider } from './provider';
 import { askStructured, inputBudget } from './structured';

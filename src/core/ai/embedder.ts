@@ -61,7 +61,7 @@ export class OpenAiCompatibleEmbedder implements Embedder {
         if (!Array.isArray(values) || values.length === 0 || !values.every((x) => typeof x === 'number')) {
           throw new MemoryError('AI_UNAVAILABLE', 'The embeddings endpoint returned a malformed vector.');
         }
-        return Float32Array.from(values as number[]);
+        return Float32Array.from(values);
       });
   }
 }

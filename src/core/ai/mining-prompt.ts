@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { MEMORY_CATEGORIES, SKILL_CATEGORIES, type SessionEntity } from '../types';
+
+import { MEMORY_CATEGORIES, type SessionEntity, SKILL_CATEGORIES } from '../types';
 import { tagListSchema } from './tags';
 
 /** What the model must return for each piece of a session. */

@@ -1,4 +1,4 @@
-import { MemoryError, isMemoryError } from '../errors';
+import { isMemoryError, MemoryError } from '../errors';
 import { textSimilarity } from '../search/dedup';
 import type {
   CommitInfo,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { MemoryError, isMemoryError } from '../errors';
+
+import { isMemoryError, MemoryError } from '../errors';
 import type { AiProvider, ChatMessage } from './provider';
 
 export interface StructuredRequest<S extends z.ZodType> {

@@ -1,9 +1,9 @@
-import { MemoryError } from '../errors';
 import { nodeCrypto } from '../crypto';
+import { MemoryError } from '../errors';
 import type { EventBus } from '../events';
 import type { MiddlewarePipeline } from '../middleware';
 import type { Embeddings } from '../search/hybrid';
-import type { SearchOptions, SearchResult, SearchScope, Searcher } from '../search/searcher';
+import type { Searcher, SearchOptions, SearchResult, SearchScope } from '../search/searcher';
 import type { EntityStore, VersionBody } from '../store/entity-store';
 import { bodyOf, entityFromBody } from '../store/entity-store';
 import { canonicalJson } from '../store/hashing';
@@ -19,7 +19,7 @@ import type {
   SaveItem,
   UpdateByType,
 } from '../types';
-import { assertAgentFor, assertId, assertOptionalId, assertPage, validateInput } from '../validation';
+import { assertAgentFor, assertId, assertOptionalId, assertPage, isArray, validateInput } from '../validation';
 
 /** What a collection needs from the store that owns it, and nothing more. */
 export interface CollectionContext {
@@ -85,7 +85,7 @@ export class Collection<T extends EntityType> {
    * Returns one result per item, in order; null where middleware cancelled it.
    */
   async saveMany(items: readonly SaveItem<T>[], mode: { single?: boolean } = {}): Promise<(Result<T> | null)[]> {
-    if (!Array.isArray(items)) throw new MemoryError('INVALID_INPUT', 'saveMany takes an array of items.');
+    if (!isArray(items)) throw new MemoryError('INVALID_INPUT', 'saveMany takes an array of items.');
     const time = this.ctx.store.timestamp();
     const planned: (PlannedSave | null)[] = [];
     for (const item of items) {
@@ -171,7 +171,7 @@ export class Collection<T extends EntityType> {
     const current = this.requireLive(id);
     const transformed = await this.ctx.middleware.beforeUpdate(current, changes);
     if (!transformed) throw new MemoryError('CANCELLED', `A middleware cancelled the update of ${id}.`);
-    if (transformed !== changes) changes = validateInput(this.type, transformed, true) as Record<string, unknown>;
+    if (transformed !== changes) changes = validateInput(this.type, transformed, true);
     const expected = { ...bodyOf(current), ...changes } as VersionBody;
     validateInput(this.type, inputOf(entityFromBody(id, expected, '', '')));
     const [vector] = (await this.ctx.embeddings?.forBodies([expected])) ?? [];
@@ -208,7 +208,7 @@ export class Collection<T extends EntityType> {
    * repeated id is deleted once, and each of its places gets that commit.
    */
   async deleteMany(ids: readonly string[], mode: { single?: boolean } = {}): Promise<(CommitInfo | null)[]> {
-    if (!Array.isArray(ids)) throw new MemoryError('INVALID_INPUT', 'deleteMany takes an array of ids.');
+    if (!isArray(ids)) throw new MemoryError('INVALID_INPUT', 'deleteMany takes an array of ids.');
     const allowed = new Map<string, boolean>();
     for (const id of ids) {
       // A repeated id (the CLI's `delete x x`) is checked, put to middleware and tombstoned once.
@@ -298,6 +298,6 @@ export class Collection<T extends EntityType> {
       agentId: entity.agentId,
       ...(entity.userId === undefined ? {} : { userId: entity.userId }),
       ...input,
-    } as VersionBody;
+    };
   }
 }

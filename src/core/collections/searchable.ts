@@ -1,11 +1,11 @@
 import { MemoryError } from '../errors';
+import { chunkAt } from '../rag/state';
 import { findNearDuplicate } from '../search/dedup';
 import type { SearchOptions, SearchResult, SearchScope } from '../search/searcher';
-import type { CommitInfo, EntityByType, InputByType, MemoryEntity, SearchableType, UpdateByType } from '../types';
+import type { VersionBody } from '../store/entity-store';
+import type { CommitInfo, EntityByType, InputByType, MemoryEntity, SearchableType } from '../types';
 import { SHARED_AGENT_ID } from '../types';
 import { assertId, assertLimit, assertOptionalId } from '../validation';
-import { chunkAt } from '../rag/state';
-import type { VersionBody } from '../store/entity-store';
 import { Collection } from './collection';
 
 /** What saveOrUpdate returns: the entity, its commit, and whether an existing entity was updated. */
@@ -74,7 +74,7 @@ export abstract class SearchableCollection<T extends SearchableType> extends Col
       return [entity, commit, { deduplicated: false }];
     }
     const tags = [...new Set([...duplicate.entity.tags, ...(input.tags ?? [])])];
-    const [entity, commit] = await this.update(duplicate.entity.id, { ...input, tags } as UpdateByType[T]);
+    const [entity, commit] = await this.update(duplicate.entity.id, { ...input, tags });
     return [entity, commit, { deduplicated: true, similarity: duplicate.similarity }];
   }
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { MemoryError } from '../errors';
 import { assertJsonInput } from '../validation';
 import { DOCS_OPERATIONS } from './docs-ops';

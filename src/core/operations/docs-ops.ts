@@ -1,7 +1,8 @@
 import { z } from 'zod';
+
 import { limit, query } from './fields';
 import { clip } from './render';
-import { ADMIN_SURFACES, EVERY_SURFACE, defineOperation } from './types';
+import { ADMIN_SURFACES, defineOperation, EVERY_SURFACE } from './types';
 
 export const docsSearch = defineOperation({
   name: 'docs_search',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { LIMITS } from '../validation';
 
 /** Argument schemas several operations share, so a field means the same thing everywhere. */

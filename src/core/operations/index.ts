@@ -2,7 +2,7 @@
  * The catalogue of operations behind the language model tools, the MCP
  * server and the CLI's `call` command.
  */
-export { OPERATIONS, findOperation, jsonSchemaOf, operationsFor, parseArguments, runOperation } from './catalogue';
+export { findOperation, jsonSchemaOf, OPERATIONS, operationsFor, parseArguments, runOperation } from './catalogue';
 export type {
   Operation,
   OperationContext,

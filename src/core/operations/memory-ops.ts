@@ -1,11 +1,12 @@
 import { z } from 'zod';
+
 import { MemoryError } from '../errors';
+import { recallText } from '../recall/recall';
 import { MEMORY_CATEGORIES, type MemoryEntity } from '../types';
 import { content, entityId, limit, query, tags } from './fields';
-import { recallText } from '../recall/recall';
 import { entityBullet, historyLine } from './render';
 import { inScope, notInScope, requireMemoryInScope } from './scope';
-import { EVERY_SURFACE, defineOperation } from './types';
+import { defineOperation, EVERY_SURFACE } from './types';
 
 const category = z
   .enum(MEMORY_CATEGORIES)

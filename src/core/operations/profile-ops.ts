@@ -1,7 +1,8 @@
 import { z } from 'zod';
+
 import { content } from './fields';
 import { requireUser } from './scope';
-import { EVERY_SURFACE, defineOperation } from './types';
+import { defineOperation, EVERY_SURFACE } from './types';
 
 export const profileGet = defineOperation({
   name: 'profile_get',

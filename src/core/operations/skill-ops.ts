@@ -1,8 +1,9 @@
 import { z } from 'zod';
+
 import { SKILL_CATEGORIES, SKILL_STATUSES } from '../types';
 import { content, limit, query, tags } from './fields';
 import { entityBullet } from './render';
-import { EVERY_SURFACE, defineOperation } from './types';
+import { defineOperation, EVERY_SURFACE } from './types';
 
 export const skillSave = defineOperation({
   name: 'skill_save',

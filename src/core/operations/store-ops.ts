@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { ADMIN_SURFACES, defineOperation } from './types';
 
 export const stats = defineOperation({

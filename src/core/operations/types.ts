@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+
 import type { Memory } from '../memory';
 
 /**

@@ -1,9 +1,11 @@
+import type MarkdownItDefault from 'markdown-it';
 import type { MarkdownIt, Token } from 'markdown-it';
 import { parseDocument } from 'yaml';
+
 import { lazy } from '../lazy';
-import type { ChunkedDocument, Span, Unit } from './chunk-types';
-import { type Doc, trimLines } from './chunk-text';
 import { pack, paragraphUnits } from './chunk-spans';
+import { type Doc, trimLines } from './chunk-text';
+import type { ChunkedDocument, Span, Unit } from './chunk-types';
 
 /**
  * The Markdown chunker: block structure from markdown-it, so a chunk never
@@ -20,7 +22,7 @@ import { pack, paragraphUnits } from './chunk-spans';
 const markdown = lazy((): MarkdownIt => {
   // Loaded on first use: the store's worker opens sooner without it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const create = require('markdown-it') as typeof import('markdown-it').default;
+  const create = require('markdown-it') as typeof MarkdownItDefault;
   return create({ html: true });
 });
 

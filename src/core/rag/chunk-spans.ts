@@ -1,5 +1,5 @@
-import type { Packed, Span, Unit } from './chunk-types';
 import { isBlank, isSpace, trimLines } from './chunk-text';
+import type { Packed, Span, Unit } from './chunk-types';
 
 /**
  * Span packing: where a window is cut, the `fixed` windows, cutting an

@@ -1,11 +1,12 @@
 import * as path from 'node:path';
+
 import { MemoryError } from '../errors';
 import { chunkMarkdown } from './chunk-markdown';
 import { fixedSpans, pack, paragraphUnits } from './chunk-spans';
 import { Doc, normalize } from './chunk-text';
-import type { ChunkOptions, ChunkStrategy, ChunkedDocument } from './chunk-types';
+import type { ChunkedDocument, ChunkOptions, ChunkStrategy } from './chunk-types';
 
-export type { Chunk, ChunkOptions, ChunkStrategy, ChunkedDocument } from './chunk-types';
+export type { Chunk, ChunkedDocument, ChunkOptions, ChunkStrategy } from './chunk-types';
 
 /**
  * Splits a document into chunks for retrieval. Every chunk's text is a

@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import ignore, { type Ignore } from 'ignore';
+
 import { readBoundedSync } from '../bounded-read';
 import { isInside, outsideReason } from '../paths';
 import { errorCode, formatBytes, ioMessage } from './loader-util';

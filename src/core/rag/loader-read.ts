@@ -1,5 +1,6 @@
 import { promises as fsp, readlinkSync, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+
 import { READ_FLAGS, readBoundedHandle } from '../bounded-read';
 import { nodeCrypto } from '../crypto';
 import { MemoryError } from '../errors';

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+
 import { MemoryError } from '../errors';
 
 /** Small helpers the document loader's parts share: errors and reasons, sizes, paths and order. */

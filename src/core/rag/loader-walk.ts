@@ -1,7 +1,9 @@
-import * as fs from 'node:fs';
 import type { Dirent, Stats } from 'node:fs';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import type { Ignore } from 'ignore';
+
 import { isInside, outsideReason } from '../paths';
 import {
   type IgnoreContext,
@@ -11,7 +13,7 @@ import {
   repositoryIgnores,
   safeTest,
 } from './loader-ignore';
-import type { ListResult, ListedFile, SkippedFile } from './loader-types';
+import type { ListedFile, ListResult, SkippedFile } from './loader-types';
 import {
   byPath,
   byRelativePath,

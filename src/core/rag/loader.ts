@@ -1,10 +1,12 @@
 import { promises as fsp, type Stats } from 'node:fs';
 import * as path from 'node:path';
+
 import { MemoryError } from '../errors';
 import { isInside, outsideReason } from '../paths';
+import { isArray } from '../validation';
 import { newRules } from './loader-ignore';
 import { readListedFile } from './loader-read';
-import type { ListResult, ListedFile, LoadResult, LoadedFile, SkippedFile } from './loader-types';
+import type { ListedFile, ListResult, LoadedFile, LoadResult, SkippedFile } from './loader-types';
 import { byPath, checkAborted, errorCode, ioMessage, tooLarge } from './loader-util';
 import { type Settings, Walker } from './loader-walk';
 
@@ -20,7 +22,7 @@ import { type Settings, Walker } from './loader-walk';
  * (loader-ignore.ts) and the reading of one file (loader-read.ts) are apart.
  */
 
-export type { ListResult, ListedFile, LoadResult, LoadedFile, SkippedFile } from './loader-types';
+export type { ListedFile, ListResult, LoadedFile, LoadResult, SkippedFile } from './loader-types';
 
 export const DEFAULT_DOC_EXTENSIONS = ['.md', '.mdx', '.markdown', '.txt', '.rst', '.adoc'];
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -117,7 +119,7 @@ export async function probeDocuments(
   options: LoadOptions = {},
 ): Promise<ProbeResult> {
   const settings = settingsFrom(options);
-  if (!Array.isArray(paths) || paths.some((item) => typeof item !== 'string')) {
+  if (!isArray(paths) || paths.some((item) => typeof item !== 'string')) {
     throw new MemoryError('INVALID_INPUT', 'paths must be a list of file or folder paths.');
   }
   const absolute = resolveTarget(root);

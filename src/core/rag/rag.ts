@@ -1,21 +1,26 @@
 import { resolve } from 'node:path';
+
 import type { AiProvider } from '../ai/provider';
 import { MemoryError } from '../errors';
 import type { SearchResult } from '../search/searcher';
 import type { KnowledgeEntity, KnowledgeInput } from '../types';
 import { assertId, assertLimit } from '../validation';
-import { type ChunkOptions, checkChunkOptions, chunkDocument } from './chunkers';
+import { planChunks, type StoredChunk } from './chunk-matching';
+import { checkChunkOptions, chunkDocument, type ChunkOptions } from './chunkers';
 import {
-  type ListResult,
-  type ListedFile,
-  type LoadOptions,
-  type LoadedFile,
-  type SkippedFile,
   listDocuments,
+  type ListedFile,
+  type ListResult,
+  type LoadedFile,
+  type LoadOptions,
   probeDocuments,
   readDocument,
+  type SkippedFile,
 } from './loader';
 import type { DocumentScope, FileStamp } from './state';
+import { type SyncProgress, SyncProgressCounter } from './sync-progress';
+
+export type { SyncProgress } from './sync-progress';
 
 /** What RAG needs from the store, and nothing more. */
 export interface RagStore {
@@ -25,6 +30,8 @@ export interface RagStore {
   deleteChunks(ids: string[]): Promise<void>;
   /** The document's current chunk ids, in chunk order. */
   chunksOf(agentId: string, source: string): string[];
+  /** The document's current chunks with what they hold, in chunk order (see chunk-matching.ts). */
+  storedChunks(agentId: string, source: string): StoredChunk[];
   /** Chunks of the document that repeat a place another one holds, given how many it should have (see state.ts). */
   surplusChunks(agentId: string, source: string, expected: number): string[];
   /** Live chunks per document sync knows. */
@@ -37,7 +44,8 @@ export interface RagStore {
 }
 
 export interface SyncOptions extends LoadOptions, ChunkOptions {
-  onProgress?: (progress: { done: number; total: number; path?: string }) => void;
+  /** Follows the whole sync, reading and writing (see SyncProgress). */
+  onProgress?: (progress: SyncProgress) => void;
   /**
    * Names the documents `prefix/relative/path` instead of `relative/path`
    * (chunk sources and sync stamps alike), so several folders (a multi-root
@@ -101,7 +109,7 @@ function emptyReport(root: string): SyncReport {
 /** How the files of a synced folder are named in the store. */
 interface DocumentNames {
   /** The document name of a path relative to the folder ('' names the folder itself). */
-  of(relative: string): string;
+  of: (relative: string) => string;
 }
 
 function documentNames(sourcePrefix: string | undefined): DocumentNames {
@@ -246,15 +254,14 @@ export class Rag {
     const fresh: LoadedFile[] = [];
     const changed: LoadedFile[] = [];
     const touched: FileStamp[] = [];
-    const total = listing.files.length;
-    let done = 0;
+    const progress = new SyncProgressCounter(listing.files.length, options.onProgress);
     for (const listed of listing.files) {
       if (options.signal?.aborted) break;
       // From here on a file is known by its document name, the key of its stamp and chunks.
       const entry: ListedFile = { ...listed, relativePath: names.of(listed.relativePath) };
       seen.add(entry.relativePath);
       const stamp = stamps.get(entry.relativePath);
-      options.onProgress?.({ done: ++done, total, path: entry.relativePath });
+      progress.checked(entry.relativePath);
       // Same size and time as when it was last synced: not even read.
       const alive = live.has(entry.relativePath);
       if (!options.rechunk && stamp && alive && stamp.bytes === entry.bytes && stamp.mtimeMs === entry.mtimeMs) {
@@ -280,8 +287,10 @@ export class Rag {
         // Touched but not changed: remember the new time, make no commit.
         touched.push(stampOf(file));
         report.unchanged++;
-      } else if (stamp && alive) changed.push(file);
-      else fresh.push(file);
+      } else {
+        (stamp && alive ? changed : fresh).push(file);
+        progress.expect(1);
+      }
     }
     report.cancelled = options.signal?.aborted ?? false;
     this.store.saveStamps(agentId, touched, []);
@@ -292,8 +301,7 @@ export class Rag {
     const goneByHash = new Map<string, FileStamp[]>();
     for (const stamp of gone) goneByHash.set(stamp.sha256, [...(goneByHash.get(stamp.sha256) ?? []), stamp]);
     const renamedFrom = new Set<string>();
-    /** The documents this sync writes, with how many chunks each gets. */
-    const written = new Map<string, number>();
+    const renames: { file: LoadedFile; previous: FileStamp }[] = [];
     const added: LoadedFile[] = [];
     for (const file of fresh) {
       const previous = goneByHash.get(file.sha256)?.find((stamp) => !renamedFrom.has(stamp.path));
@@ -302,21 +310,27 @@ export class Rag {
         continue;
       }
       renamedFrom.add(previous.path);
-      await this.replace(this.store.chunksOf(agentId, previous.path), file, agentId, options, report, written);
+      renames.push({ file, previous });
+    }
+    const removals = gone.filter((stamp) => !renamedFrom.has(stamp.path));
+    progress.expect(removals.length);
+
+    /** The documents this sync writes, with how many chunks each gets. */
+    const written = new Map<string, number>();
+    for (const { file, previous } of renames) {
+      await this.replace(this.store.storedChunks(agentId, previous.path), file, agentId, options, report, written);
       this.store.saveStamps(agentId, [stampOf(file)], [previous.path]);
       report.renamed.push({ from: previous.path, to: file.relativePath });
+      progress.wrote(1, file.relativePath);
     }
     for (const file of changed) {
-      await this.replace(this.store.chunksOf(agentId, file.relativePath), file, agentId, options, report, written);
+      await this.replace(this.store.storedChunks(agentId, file.relativePath), file, agentId, options, report, written);
       this.store.saveStamps(agentId, [stampOf(file)], []);
       report.updated.push(file.relativePath);
+      progress.wrote(1, file.relativePath);
     }
-    await this.addAll(added, agentId, options, report, written);
-    await this.remove(
-      gone.filter((stamp) => !renamedFrom.has(stamp.path)),
-      agentId,
-      report,
-    );
+    await this.addAll(added, agentId, options, report, written, progress);
+    await this.remove(removals, agentId, report, progress);
     // Another process may have written the same documents meanwhile; each place keeps one chunk.
     for (const [document, expected] of written) {
       const surplus = this.store.surplusChunks(agentId, document, expected);
@@ -329,13 +343,19 @@ export class Rag {
   }
 
   /** Tombstones the documents' chunks and forgets their stamps. */
-  private async remove(documents: FileStamp[], agentId: string, report: SyncReport): Promise<void> {
+  private async remove(
+    documents: FileStamp[],
+    agentId: string,
+    report: SyncReport,
+    progress?: SyncProgressCounter,
+  ): Promise<void> {
     for (const stamp of documents) {
       const ids = this.store.chunksOf(agentId, stamp.path);
       if (ids.length) await this.store.deleteChunks(ids);
       this.store.saveStamps(agentId, [], [stamp.path]);
       report.chunks.removed += ids.length;
       report.removed.push(stamp.path);
+      progress?.wrote(1, stamp.path);
     }
   }
 
@@ -350,6 +370,7 @@ export class Rag {
     options: ChunkOptions,
     report: SyncReport,
     written: Map<string, number>,
+    progress: SyncProgressCounter,
   ): Promise<void> {
     let batch: KnowledgeInput[] = [];
     let stamped: FileStamp[] = [];
@@ -357,15 +378,17 @@ export class Rag {
       if (batch.length) await this.store.saveChunks(agentId, batch);
       this.store.saveStamps(agentId, stamped, []);
       report.chunks.added += batch.length;
+      progress.wrote(stamped.length, stamped.at(-1)?.path ?? '');
       batch = [];
       stamped = [];
     };
     for (const file of files) {
       report.added.push(file.relativePath);
-      const leftovers = this.store.chunksOf(agentId, file.relativePath);
+      const leftovers = this.store.storedChunks(agentId, file.relativePath);
       if (leftovers.length) {
         await this.replace(leftovers, file, agentId, options, report, written);
         this.store.saveStamps(agentId, [stampOf(file)], []);
+        progress.wrote(1, file.relativePath);
         continue;
       }
       const inputs = chunkInputs(file, options);
@@ -378,11 +401,15 @@ export class Rag {
   }
 
   /**
-   * Gives a file's existing chunks the new content, chunk by chunk, so each
-   * chunk keeps its history; extra new chunks are added, surplus old ones deleted.
+   * Writes a file's new chunks over its stored ones (see planChunks): a chunk
+   * whose text is unchanged keeps its id, and its version too unless its
+   * place or lines moved; an edited one gets a new version; extra new chunks
+   * are added, stored ones left over deleted. Deletions go first and
+   * additions last, so no place holds two chunks of this sync, even for a
+   * moment, unless chunks swapped places (see planChunks).
    */
   private async replace(
-    oldIds: string[],
+    stored: StoredChunk[],
     file: LoadedFile,
     agentId: string,
     options: ChunkOptions,
@@ -391,12 +418,12 @@ export class Rag {
   ): Promise<void> {
     const inputs = chunkInputs(file, options);
     written.set(file.relativePath, inputs.length);
-    const shared = Math.min(oldIds.length, inputs.length);
-    for (let i = 0; i < shared; i++) if (await this.store.updateChunk(oldIds[i]!, inputs[i]!)) report.chunks.updated++;
-    if (inputs.length > shared) await this.store.saveChunks(agentId, inputs.slice(shared));
-    report.chunks.added += inputs.length - shared;
-    if (oldIds.length > shared) await this.store.deleteChunks(oldIds.slice(shared));
-    report.chunks.removed += oldIds.length - shared;
+    const plan = planChunks(stored, inputs);
+    if (plan.removed.length) await this.store.deleteChunks(plan.removed);
+    report.chunks.removed += plan.removed.length;
+    for (const { id, input } of plan.updates) if (await this.store.updateChunk(id, input)) report.chunks.updated++;
+    if (plan.added.length) await this.store.saveChunks(agentId, plan.added);
+    report.chunks.added += plan.added.length;
   }
 
   /**

@@ -1,4 +1,7 @@
+import type { SQLOutputValue } from 'node:sqlite';
+
 import type { Database } from '../store/database';
+import { countOf, num, text } from '../store/rows';
 
 /** What a sync last saw of a file: if size and time still match, the file is not read again. */
 export interface FileStamp {
@@ -36,11 +39,12 @@ export function fileStamps(db: Database, agentId: string, scope?: DocumentScope)
     agentId,
     ...where.params,
   )) {
-    stamps.set(String(row.path), {
-      path: String(row.path),
-      sha256: String(row.sha256),
-      bytes: Number(row.bytes),
-      mtimeMs: Number(row.mtime_ms),
+    const path = text(row, 'rag_files', 'path');
+    stamps.set(path, {
+      path,
+      sha256: text(row, 'rag_files', 'sha256'),
+      bytes: num(row, 'rag_files', 'bytes'),
+      mtimeMs: num(row, 'rag_files', 'mtime_ms'),
     });
   }
   return stamps;
@@ -97,7 +101,16 @@ function chunkPlaces(db: Database, agentId: string, source: string): { id: strin
       agentId,
       source,
     )
-    .map((row) => ({ id: String(row.id), place: String(row.place) }));
+    .map((row) => ({ id: text(row, 'refs', 'id'), place: placeKey(row.place) }));
+}
+
+/**
+ * A chunk's place as a key: json_extract gives its chunkIndex as stored (a
+ * number, as sync writes it), or NULL where there is none; chunks without one
+ * share a place, as they always did.
+ */
+function placeKey(value: SQLOutputValue | undefined): string {
+  return typeof value === 'number' || typeof value === 'string' || typeof value === 'bigint' ? String(value) : 'null';
 }
 
 /** The live chunks of one document, in chunk order. */
@@ -120,7 +133,7 @@ export function chunkAt(db: Database, agentId: string, source: string, index: nu
     source,
     index,
   );
-  return row ? String(row.id) : undefined;
+  return row ? text(row, 'refs', 'id') : undefined;
 }
 
 /**
@@ -137,7 +150,7 @@ export function surplusChunks(db: Database, agentId: string, source: string, exp
     agentId,
     source,
   );
-  if (Number(live?.n ?? 0) <= expected) return [];
+  if (countOf(live, 'refs') <= expected) return [];
   const taken = new Set<string>();
   const surplus: string[] = [];
   for (const { id, place } of chunkPlaces(db, agentId, source)) {
@@ -163,7 +176,7 @@ export function chunkCounts(db: Database, agentId: string): Map<string, number> 
      WHERE f.agent_id = ? GROUP BY f.path`,
     agentId,
   )) {
-    counts.set(String(row.path), Number(row.n));
+    counts.set(text(row, 'rag_files', 'path'), num(row, 'refs', 'n'));
   }
   return counts;
 }
@@ -184,7 +197,7 @@ export function liveDocuments(db: Database, agentId: string, scope?: DocumentSco
     agentId,
     ...where.params,
   )) {
-    live.add(String(row.path));
+    live.add(text(row, 'rag_files', 'path'));
   }
   return live;
 }

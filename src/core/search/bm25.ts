@@ -1,4 +1,4 @@
-import { type SearchDocument, documentLength } from './documents';
+import { documentLength, type SearchDocument } from './documents';
 import type { ColumnWeights, IndexStats } from './fts-index';
 
 export interface Bm25Parameters {

@@ -1,5 +1,5 @@
 import type { Entity } from '../types';
-import type { SearchScope, Searcher } from './searcher';
+import type { Searcher, SearchScope } from './searcher';
 import { tokenize } from './tokenizer';
 
 /** Cosine similarity of two texts' term-frequency vectors (stemmed terms), 0..1. */

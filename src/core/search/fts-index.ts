@@ -1,10 +1,12 @@
 import type { SQLInputValue } from 'node:sqlite';
+
 import { MemoryError } from '../errors';
 import { type Database, type Row, translateSqliteError } from '../store/database';
-import { SEARCH_INDEX_TABLES, createSearchIndex, ftsTable, vocabTable } from '../store/schema';
 import type { VersionBody } from '../store/entity-store';
+import { countOf, num, searchDocColumns, text } from '../store/rows';
+import { createSearchIndex, ftsTable, SEARCH_INDEX_TABLES, vocabTable } from '../store/schema';
 import type { EntityType } from '../types';
-import { type SearchDocument, documentFor, documentLength } from './documents';
+import { documentFor, documentLength, type SearchDocument } from './documents';
 
 /** What to do about any damage to the search index: it is derived, so rebuilding it is the repair. */
 export const REBUILD_ADVICE = 'Rebuild the search index (rebuildIndex(), CLI `reindex`, or Memory: Rebuild Index).';
@@ -89,7 +91,13 @@ interface TransactionBatch {
   direct: boolean;
 }
 
-const split = (value: unknown): string[] => (value ? String(value).split(' ') : []);
+const split = (terms: string): string[] => (terms ? terms.split(' ') : []);
+
+/** A search_docs row's three indexed columns, in FTS5's column order. */
+function columnValues(row: Row): [string, string, string] {
+  const { content, tags, meta } = searchDocColumns(row);
+  return [content, tags, meta];
+}
 
 const columnsOf = (doc: SearchDocument): string[] => [doc.content, doc.tags, doc.meta].map((terms) => terms.join(' '));
 
@@ -120,9 +128,10 @@ function scopeClause(scope: IndexScope, alias: string): { clause: string; params
 }
 
 function toCandidate(row: Row): Candidate {
+  const { content, tags, meta } = searchDocColumns(row);
   return {
-    entityId: String(row.entity_id),
-    doc: { content: split(row.content), tags: split(row.tags), meta: split(row.meta) },
+    entityId: text(row, 'search_docs', 'entity_id'),
+    doc: { content: split(content), tags: split(tags), meta: split(meta) },
   };
 }
 
@@ -195,7 +204,7 @@ export class FtsIndex implements EntityIndexer {
       () => ({ queued: new Map(), direct: false }),
       ({ queued }) => {
         if (queued.size === 0) return;
-        const waiting = Number(this.sql.get('SELECT count(*) AS n FROM search_pending')?.n ?? 0);
+        const waiting = countOf(this.sql.get('SELECT count(*) AS n FROM search_pending'), 'search_pending');
         if (waiting + queued.size < PENDING_LIMIT) {
           for (const rowid of queued.keys()) this.sql.run('INSERT INTO search_pending (rowid) VALUES (?)', rowid);
           return;
@@ -204,11 +213,7 @@ export class FtsIndex implements EntityIndexer {
         for (const row of this.sql.all(
           'SELECT d.rowid, d.type, d.content, d.tags, d.meta FROM search_pending p CROSS JOIN search_docs d ON d.rowid = p.rowid',
         ))
-          this.insertFts(String(row.type), Number(row.rowid), [
-            String(row.content),
-            String(row.tags),
-            String(row.meta),
-          ]);
+          this.insertFts(text(row, 'search_docs', 'type'), num(row, 'search_docs', 'rowid'), columnValues(row));
         this.sql.run('DELETE FROM search_pending');
       },
     );
@@ -246,23 +251,22 @@ export class FtsIndex implements EntityIndexer {
       entityId,
     );
     if (!row) return;
-    const rowid = Number(row.rowid);
+    const rowid = num(row, 'search_docs', 'rowid');
+    const type = text(row, 'search_docs', 'type');
     const waiting =
       this.batch().queued.delete(rowid) ||
       this.sql.run('DELETE FROM search_pending WHERE rowid = ?', rowid).changes === 1;
     // An external-content FTS5 table forgets a row when told its old values.
     if (!waiting) {
       this.sql.run(
-        `INSERT INTO ${ftsTable(String(row.type))} (${ftsTable(String(row.type))}, rowid, content, tags, meta)
+        `INSERT INTO ${ftsTable(type)} (${ftsTable(type)}, rowid, content, tags, meta)
          VALUES ('delete', ?, ?, ?, ?)`,
         rowid,
-        String(row.content),
-        String(row.tags),
-        String(row.meta),
+        ...columnValues(row),
       );
     }
     this.sql.run('DELETE FROM search_docs WHERE rowid = ?', rowid);
-    this.countChange(String(row.type), -1, -Number(row.length));
+    this.countChange(type, -1, -num(row, 'search_docs', 'length'));
   }
 
   /**
@@ -341,7 +345,7 @@ export class FtsIndex implements EntityIndexer {
     const frequencies = new Map<string, number>();
     for (const term of terms) {
       const row = this.sql.get(`SELECT doc FROM ${vocabTable(type)} WHERE term = ?`, term);
-      if (row) frequencies.set(term, Number(row.doc));
+      if (row) frequencies.set(term, num(row, vocabTable(type), 'doc'));
     }
     for (const { doc } of this.waiting(type)) {
       const present = termsOf(doc);
@@ -353,7 +357,7 @@ export class FtsIndex implements EntityIndexer {
   /** How many documents of `type` are indexed, and their average length. */
   stats(type: EntityType): IndexStats {
     const row = this.sql.get('SELECT docs, terms FROM search_stats WHERE type = ?', type);
-    const docs = Number(row?.docs ?? 0);
-    return { docs, averageLength: docs > 0 ? Number(row?.terms ?? 0) / docs : 0 };
+    const docs = countOf(row, 'search_stats', 'docs');
+    return { docs, averageLength: docs > 0 ? countOf(row, 'search_stats', 'terms') / docs : 0 };
   }
 }

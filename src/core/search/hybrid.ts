@@ -3,8 +3,8 @@ import { MemoryError } from '../errors';
 import type { Database } from '../store/database';
 import type { VersionBody } from '../store/entity-store';
 import type { FusionExplanation, ScoreExplanation } from './scoring';
-import type { EntityReader, SearchOptions, SearchResult, SearchScope, Searcher } from './searcher';
-import { type VectorIndex, embeddingText } from './vectors';
+import type { EntityReader, Searcher, SearchOptions, SearchResult, SearchScope } from './searcher';
+import { embeddingText, type VectorIndex } from './vectors';
 
 /** Reciprocal Rank Fusion's constant: ranks past about 60 barely matter. */
 export const RRF_K = 60;

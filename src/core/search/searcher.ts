@@ -1,7 +1,7 @@
 import type { Entity } from '../types';
-import { type TermGroup, bm25, referenceScore, slotsOf, termGroups } from './bm25';
+import { bm25, referenceScore, slotsOf, type TermGroup, termGroups } from './bm25';
 import type { Candidate, FtsIndex, IndexScope } from './fts-index';
-import { type ScoreExplanation, type ScoringOptions, scoreResult } from './scoring';
+import { type ScoreExplanation, scoreResult, type ScoringOptions } from './scoring';
 import type { QueryExpander } from './synonyms';
 
 /** A pasted document as a query would become thousands of OR terms: its first words are plenty. */

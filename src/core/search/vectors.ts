@@ -1,6 +1,7 @@
 import type { Database } from '../store/database';
 import type { VersionBody } from '../store/entity-store';
 import { storedBody } from '../store/object-body';
+import { blob, countOf, num, text, textOrNull } from '../store/rows';
 import type { EntityType } from '../types';
 import { SEARCHABLE_TYPES } from '../types';
 import type { IndexScope } from './fts-index';
@@ -85,7 +86,11 @@ export class VectorIndex {
   }
 
   private generation(): number {
-    return Number(this.db.get('SELECT generation FROM vector_generation WHERE id = 1')?.generation ?? 0);
+    return countOf(
+      this.db.get('SELECT generation FROM vector_generation WHERE id = 1'),
+      'vector_generation',
+      'generation',
+    );
   }
 
   /** The `k` entities in scope whose current version's vector is most similar to `query`. */
@@ -118,7 +123,7 @@ export class VectorIndex {
            JOIN refs r ON r.id = v.entity_id AND r.object_seq = v.object_seq AND r.deleted = 0`,
           JSON.stringify(hits.map((hit) => hit.entityId)),
         )
-        .map((row) => String(row.entity_id)),
+        .map((row) => text(row, 'vectors', 'entity_id')),
     );
     return hits.filter((hit) => live.has(hit.entityId));
   }
@@ -132,12 +137,12 @@ export class VectorIndex {
         model,
       )
       .map((row) => ({
-        entityId: String(row.entity_id),
-        type: String(row.type) as EntityType,
-        agentId: String(row.agent_id),
-        userId: row.user_id === null ? null : String(row.user_id),
-        objectSeq: Number(row.object_seq),
-        vector: unit(fromBlob(row.vector as Uint8Array)),
+        entityId: text(row, 'vectors', 'entity_id'),
+        type: text(row, 'vectors', 'type') as EntityType,
+        agentId: text(row, 'vectors', 'agent_id'),
+        userId: textOrNull(row, 'vectors', 'user_id'),
+        objectSeq: num(row, 'vectors', 'object_seq'),
+        vector: unit(fromBlob(blob(row, 'vectors', 'vector'))),
       }));
   }
 
@@ -156,19 +161,23 @@ export class VectorIndex {
       .flatMap((row) => {
         // A damaged version is left out of the backfill (verify lists it) rather than failing it.
         const body = storedBody(row.data, row.hash);
-        return body ? [{ entityId: String(row.id), objectSeq: Number(row.object_seq), text: embeddingText(body) }] : [];
+        if (!body) return [];
+        return [
+          { entityId: text(row, 'refs', 'id'), objectSeq: num(row, 'refs', 'object_seq'), text: embeddingText(body) },
+        ];
       });
   }
 
   countPending(model: string): number {
-    return Number(
+    return countOf(
       this.db.get(
         `SELECT count(*) AS n FROM refs r
          LEFT JOIN vectors v ON v.entity_id = r.id AND v.model = ? AND v.object_seq = r.object_seq
          WHERE r.deleted = 0 AND v.entity_id IS NULL AND r.type IN (${SEARCHABLE_TYPES.map(() => '?').join(', ')})`,
         model,
         ...SEARCHABLE_TYPES,
-      )?.n ?? 0,
+      ),
+      'refs',
     );
   }
 

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
-import { MemoryError } from '../errors';
+
 import { readBoundedSync } from '../bounded-read';
+import { MemoryError } from '../errors';
 
 /** A marker is a small JSON record; more than this is not one of ours, and its presence is what counts. */
 const MARKER_MAX_BYTES = 64 * 1024;

@@ -1,17 +1,21 @@
 import { dirname } from 'node:path';
-import type { DatabaseSync, StatementSync, SQLInputValue } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+
 import { MemoryError } from '../errors';
 import { loadSqlite } from '../sqlite';
 import { formatBytes, isDiskFull, storeFullError } from './disk-full';
-import { SCHEMA_VERSION, migrate } from './schema';
+import { countOf, type Row, text } from './rows';
+import { migrate, SCHEMA_VERSION } from './schema';
 import {
-  NEW_STORE_NEEDS,
   classifyContents,
   createIfMissing,
   emptyFileError,
   foreignFileError,
+  NEW_STORE_NEEDS,
   unwritableReason,
 } from './store-file';
+
+export type { Row } from './rows';
 
 export interface DatabaseOptions {
   /**
@@ -41,8 +45,6 @@ export interface DatabaseOptions {
  * (bench/store.mjs). The log is capped and removed on the last close.
  */
 const WAL_CHECKPOINT_PAGES = 8000;
-
-export type Row = Record<string, SQLInputValue>;
 
 /**
  * One SQLite connection with the pragmas the store relies on, a statement
@@ -98,7 +100,7 @@ export class Database {
       this.db.exec('PRAGMA mmap_size = 268435456');
       this.db.exec(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
       this.db.exec('PRAGMA journal_size_limit = 67108864');
-      const version = Number(this.get('PRAGMA user_version')?.user_version ?? 0);
+      const version = countOf(this.get('PRAGMA user_version'), 'pragma', 'user_version');
       if (version > SCHEMA_VERSION) {
         throw new MemoryError(
           'STORE_INCOMPATIBLE',
@@ -125,7 +127,7 @@ export class Database {
    */
   private assertStoreFile(emptyExpected: boolean): void {
     const names = this.all("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").map((row) =>
-      String(row.name),
+      text(row, 'sqlite_master', 'name'),
     );
     const contents = classifyContents(names);
     if (contents === 'foreign') throw foreignFileError(this.label, names);
@@ -170,7 +172,7 @@ export class Database {
 
   get(sql: string, ...params: SQLInputValue[]): Row | undefined {
     try {
-      return this.statement(sql).get(...params) as Row | undefined;
+      return this.statement(sql).get(...params);
     } catch (error) {
       throw this.translate(error);
     }
@@ -178,7 +180,7 @@ export class Database {
 
   all(sql: string, ...params: SQLInputValue[]): Row[] {
     try {
-      return this.statement(sql).all(...params) as Row[];
+      return this.statement(sql).all(...params);
     } catch (error) {
       throw this.translate(error);
     }
@@ -187,7 +189,7 @@ export class Database {
   *iterate(sql: string, ...params: SQLInputValue[]): IterableIterator<Row> {
     // Errors surface while stepping (a damaged page midway), so they are translated here too.
     try {
-      yield* this.statement(sql).iterate(...params) as IterableIterator<Row>;
+      yield* this.statement(sql).iterate(...params);
     } catch (error) {
       throw translateSqliteError(error, this.label);
     }
@@ -286,7 +288,7 @@ export class Database {
    * every write transaction, where the answer cannot change until it ends.
    */
   private assertVersion(): void {
-    const version = Number(this.get('PRAGMA user_version')?.user_version ?? 0);
+    const version = countOf(this.get('PRAGMA user_version'), 'pragma', 'user_version');
     if (version > SCHEMA_VERSION) {
       throw new MemoryError(
         'STORE_INCOMPATIBLE',
@@ -312,7 +314,7 @@ export class Database {
 
   /** Counts commits by any connection: changes when another process wrote. */
   dataVersion(): number {
-    return Number(this.get('PRAGMA data_version')?.data_version ?? 0);
+    return countOf(this.get('PRAGMA data_version'), 'pragma', 'data_version');
   }
 
   close(): void {

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MemoryError, isMemoryError } from '../errors';
+
+import { isMemoryError, MemoryError } from '../errors';
 
 /** SQLite's result code for "database or disk is full". */
 const SQLITE_FULL = 13;

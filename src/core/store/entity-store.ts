@@ -1,11 +1,24 @@
 import type { SQLInputValue } from 'node:sqlite';
+
 import { MemoryError } from '../errors';
-import type { CommitInfo, CommitOp, Entity, EntityType, HistoryEntry } from '../types';
 import type { EntityIndexer } from '../search/fts-index';
+import type { CommitInfo, CommitOp, Entity, EntityType, HistoryEntry } from '../types';
 import { assertNotDamaged } from './damage-marker';
 import type { Database, Row } from './database';
 import { canonicalJson, sha256 } from './hashing';
 import { decodeBody, storedBody } from './object-body';
+import {
+  type CommitRow,
+  commitRow,
+  countOf,
+  entityRow,
+  num,
+  objectRow,
+  refRow,
+  type StoredRef,
+  text,
+  textOrNull,
+} from './rows';
 
 /**
  * The versioned part of an entity: everything but its id and timestamps.
@@ -13,18 +26,10 @@ import { decodeBody, storedBody } from './object-body';
  */
 export type VersionBody = { type: EntityType; agentId: string; userId?: string } & Record<string, unknown>;
 
-export interface RefRow {
-  id: string;
-  type: EntityType;
-  agentId: string;
-  userId: string | undefined;
-  /** Row of the head commit, and its hash. */
-  headSeq: number;
+/** A ref with the hashes of its head commit and current object (null after a delete). */
+export interface RefRow extends StoredRef {
   head: string;
-  /** Row and hash of the current object; null after a delete. */
-  objectSeq: number | null;
   object: string | null;
-  deleted: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -139,7 +144,7 @@ export class EntityStore {
 
   count(filter: ListFilter): number {
     const { where, params } = whereClause(filter);
-    return Number(this.db.get(`SELECT count(*) AS n FROM refs r WHERE ${where}`, ...params)?.n ?? 0);
+    return countOf(this.db.get(`SELECT count(*) AS n FROM refs r WHERE ${where}`, ...params), 'refs');
   }
 
   /** Profiles of one user across agents, most recently updated first. */
@@ -158,16 +163,15 @@ export class EntityStore {
   ): { commit: CommitInfo; parentSeq: number | null; objectSeq: number | null } | undefined {
     const row = this.db.get(`${COMMIT_SELECT} WHERE c.seq = ?`, seq);
     if (!row) return undefined;
-    return {
-      commit: toCommit(row),
-      parentSeq: row.parent_seq === null ? null : Number(row.parent_seq),
-      objectSeq: row.object_seq === null ? null : Number(row.object_seq),
-    };
+    const stored = commitRow(row);
+    return { commit: toCommit(stored, row), parentSeq: stored.parentSeq, objectSeq: stored.objectSeq };
   }
 
   private objectBodyAt(seq: number, entityId: string): VersionBody | undefined {
     const row = this.db.get('SELECT hash, data FROM objects WHERE seq = ?', seq);
-    return row ? decodeBody(row.data, row.hash, entityId) : undefined;
+    if (!row) return undefined;
+    const { hash, data } = objectRow(row);
+    return decodeBody(data, hash, entityId);
   }
 
   /** The commits of one entity, newest first, each with the entity as it was then. */
@@ -260,7 +264,8 @@ export class EntityStore {
   private putObject(hash: string, data: string): number {
     const inserted = this.db.run('INSERT OR IGNORE INTO objects (hash, data) VALUES (?, ?)', hash, data);
     if (inserted.changes === 1) return inserted.lastInsertRowid;
-    return Number(this.db.get('SELECT seq FROM objects WHERE hash = ?', hash)?.seq);
+    // The insert was ignored, so the row is there: reading nothing back is damage.
+    return num(this.db.get('SELECT seq FROM objects WHERE hash = ?', hash) ?? {}, 'objects', 'seq');
   }
 
   /** Ends an entity's chain with a tombstone commit. Must run in a transaction. */
@@ -306,10 +311,11 @@ export class EntityStore {
     for (const row of this.db.iterate(
       'SELECT r.id, o.hash, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq WHERE r.deleted = 0',
     )) {
+      const id = text(row, 'refs', 'id');
       const body = storedBody(row.data, row.hash);
       if (!body) continue;
-      const searchRowid = this.indexer.index(String(row.id), body, true);
-      this.db.run('UPDATE refs SET search_rowid = ? WHERE id = ?', searchRowid, String(row.id));
+      const searchRowid = this.indexer.index(id, body, true);
+      this.db.run('UPDATE refs SET search_rowid = ? WHERE id = ?', searchRowid, id);
       if (searchRowid !== null) count++;
     }
     return count;
@@ -326,8 +332,10 @@ export class EntityStore {
        WHERE r.deleted = 0`,
       JSON.stringify(ids),
     );
-    for (const row of rows)
-      found.set(String(row.id), { entity: rowToEntity(row), accessCount: Number(row.access_count) });
+    for (const row of rows) {
+      const entity = rowToEntity(row);
+      found.set(entity.id, { entity, accessCount: num(row, 'access', 'access_count') });
+    }
     return found;
   }
 
@@ -370,7 +378,7 @@ export class EntityStore {
   }
 
   accessCount(id: string): number {
-    return Number(this.db.get('SELECT count FROM access WHERE entity_id = ?', id)?.count ?? 0);
+    return countOf(this.db.get('SELECT count FROM access WHERE entity_id = ?', id), 'access', 'count');
   }
 
   /**
@@ -410,35 +418,23 @@ function whereClause(filter: ListFilter): { where: string; params: SQLInputValue
 }
 
 function rowToEntity(row: Row): Entity {
-  const body = decodeBody(row.data, row.hash, String(row.id));
-  return entityFromBody(String(row.id), body, String(row.created_at), String(row.updated_at));
+  const { id, createdAt, updatedAt, hash, data } = entityRow(row);
+  return entityFromBody(id, decodeBody(data, hash, id), createdAt, updatedAt);
 }
 
 function toRef(row: Row): RefRow {
   return {
-    id: String(row.id),
-    type: String(row.type) as EntityType,
-    agentId: String(row.agent_id),
-    userId: row.user_id === null ? undefined : String(row.user_id),
-    headSeq: Number(row.head_seq),
-    head: String(row.head),
-    objectSeq: row.object_seq === null ? null : Number(row.object_seq),
-    object: row.object === null ? null : String(row.object),
-    deleted: Number(row.deleted) === 1,
-    createdAt: String(row.created_at),
-    updatedAt: String(row.updated_at),
+    ...refRow(row),
+    head: text(row, 'commits', 'head'),
+    object: textOrNull(row, 'objects', 'object'),
+    createdAt: text(row, 'refs', 'created_at'),
+    updatedAt: text(row, 'refs', 'updated_at'),
   };
 }
 
-export function toCommit(row: Row): CommitInfo {
-  return {
-    hash: String(row.hash),
-    entityId: String(row.entity_id),
-    parent: row.parent === null ? null : String(row.parent),
-    object: row.object === null ? null : String(row.object),
-    time: String(row.time),
-    author: String(row.author),
-    message: String(row.message),
-    op: String(row.op) as CommitOp,
-  };
+/** A commit as callers see it: its parent and object by hash (COMMIT_SELECT joins them in). */
+function toCommit(stored: CommitRow, row: Row): CommitInfo {
+  const { hash, entityId, time, author, message, op } = stored;
+  const parent = textOrNull(row, 'commits', 'parent');
+  return { hash, entityId, parent, object: textOrNull(row, 'objects', 'object'), time, author, message, op };
 }

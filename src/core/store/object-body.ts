@@ -15,10 +15,10 @@ export interface Scope {
  * type and agent. Never throws, so one damaged object cannot stop a reader
  * that goes through them all.
  */
-export function parseBody(data: unknown): VersionBody | undefined {
+export function parseBody(data: string): VersionBody | undefined {
   let value: unknown;
   try {
-    value = JSON.parse(String(data));
+    value = JSON.parse(data);
   } catch {
     return undefined;
   }
@@ -38,15 +38,17 @@ export function scopeOf(body: VersionBody): Scope {
  * A stored version as written: its data still hashes to the object's hash,
  * and is an entity version. Undefined otherwise. The hash is what makes a
  * changed byte anywhere in the data (a key, a tag) visible, where parsing
- * alone would pass most of them on as a wrong entity.
+ * alone would pass most of them on as a wrong entity. Takes the columns as
+ * SQLite returned them: readers that skip damaged versions (reindex, the
+ * embedding backfill) skip one whose columns are not even text the same way.
  */
 export function storedBody(data: unknown, hash: unknown): VersionBody | undefined {
-  const text = String(data);
-  return sha256(text) === String(hash) ? parseBody(text) : undefined;
+  if (typeof data !== 'string' || typeof hash !== 'string') return undefined;
+  return sha256(data) === hash ? parseBody(data) : undefined;
 }
 
 /** Reads a stored version for a caller that needs it: damage is STORE_CORRUPT, naming the entity. */
-export function decodeBody(data: unknown, hash: unknown, entityId: string): VersionBody {
+export function decodeBody(data: string, hash: string, entityId: string): VersionBody {
   const body = storedBody(data, hash);
   if (!body) {
     throw new MemoryError(

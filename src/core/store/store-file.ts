@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { MemoryError } from '../errors';
 import { isDiskFull, storeFullError } from './disk-full';
 import { ownedTempPath, removeOrphanedTempFiles, removeQuietly } from './owned-files';

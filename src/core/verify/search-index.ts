@@ -1,6 +1,7 @@
 import { REBUILD_ADVICE } from '../search/fts-index';
 import type { Database } from '../store/database';
-import { SEARCH_INDEX_TABLES, ftsTable } from '../store/schema';
+import { countOf, num, text } from '../store/rows';
+import { ftsTable, SEARCH_INDEX_TABLES } from '../store/schema';
 import { SEARCHABLE_TYPES } from '../types';
 import type { VerifyError } from './types';
 
@@ -18,7 +19,9 @@ const indexError = (id: string, problem: string): VerifyError => ({
  * tool). The other index checks read them, so they run only when none is.
  */
 export function missingIndexTables(db: Database): VerifyError[] {
-  const present = new Set(db.all('SELECT name FROM main.sqlite_master').map((row) => String(row.name)));
+  const present = new Set(
+    db.all('SELECT name FROM main.sqlite_master').map((row) => text(row, 'sqlite_master', 'name')),
+  );
   return SEARCH_INDEX_TABLES.filter((table) => !present.has(table)).map((table) =>
     indexError(table, `The search index table ${table} is missing.`),
   );
@@ -32,7 +35,8 @@ export function unindexedEntities(db: Database): VerifyError[] {
       `SELECT r.id FROM refs r LEFT JOIN search_docs d ON d.rowid = r.search_rowid
        WHERE r.deleted = 0 AND r.type IN (${searchable}) AND (d.rowid IS NULL OR d.entity_id <> r.id) LIMIT ${INDEX_SAMPLES}`,
     )
-    .map((row) => indexError(String(row.id), `Entity ${String(row.id)} is not in the search index.`));
+    .map((row) => text(row, 'refs', 'id'))
+    .map((id) => indexError(id, `Entity ${id} is not in the search index.`));
 }
 
 /** Every search row belongs to a live entity that points back at it. */
@@ -42,9 +46,8 @@ export function staleIndexRows(db: Database): VerifyError[] {
       `SELECT d.rowid, d.entity_id FROM search_docs d LEFT JOIN refs r ON r.id = d.entity_id
        WHERE r.id IS NULL OR r.deleted = 1 OR r.search_rowid IS NOT d.rowid LIMIT ${INDEX_SAMPLES}`,
     )
-    .map((row) =>
-      indexError(String(row.entity_id), `The search index holds a stale row for ${String(row.entity_id)}.`),
-    );
+    .map((row) => text(row, 'search_docs', 'entity_id'))
+    .map((id) => indexError(id, `The search index holds a stale row for ${id}.`));
 }
 
 /** The per-type counts BM25 uses are right, and FTS5 holds every row but those waiting in the queue. */
@@ -53,7 +56,10 @@ export function indexCounts(db: Database): VerifyError[] {
   const counted = new Map(
     db
       .all('SELECT type, docs, terms FROM search_stats')
-      .map((row) => [String(row.type), [Number(row.docs), Number(row.terms)]]),
+      .map((row) => [
+        text(row, 'search_stats', 'type'),
+        [num(row, 'search_stats', 'docs'), num(row, 'search_stats', 'terms')],
+      ]),
   );
   for (const type of SEARCHABLE_TYPES) {
     const actual = db.get(
@@ -62,13 +68,13 @@ export function indexCounts(db: Database): VerifyError[] {
        FROM search_docs WHERE type = ?1`,
       type,
     );
-    const docs = Number(actual?.docs ?? 0);
+    const docs = countOf(actual, 'search_docs', 'docs');
     const [statDocs, statTerms] = counted.get(type) ?? [0, 0];
-    if (statDocs !== docs || statTerms !== Number(actual?.terms ?? 0)) {
+    if (statDocs !== docs || statTerms !== countOf(actual, 'search_docs', 'terms')) {
       errors.push(indexError(type, `The ${type} search counts are wrong.`));
     }
-    const belong = docs - Number(actual?.waiting ?? 0);
-    const inFts = Number(db.get(`SELECT count(*) AS n FROM ${ftsTable(type)}_docsize`)?.n ?? 0);
+    const belong = docs - countOf(actual, 'search_pending', 'waiting');
+    const inFts = countOf(db.get(`SELECT count(*) AS n FROM ${ftsTable(type)}_docsize`), `${ftsTable(type)}_docsize`);
     if (inFts !== belong) {
       errors.push(indexError(type, `The ${type} full-text index holds ${inFts} rows where ${belong} belong.`));
     }
@@ -78,10 +84,11 @@ export function indexCounts(db: Database): VerifyError[] {
 
 /** Every row waiting to enter FTS5 is a search row. */
 export function lostPendingRows(db: Database): VerifyError[] {
-  const lost = Number(
+  const lost = countOf(
     db.get(
       'SELECT count(*) AS n FROM search_pending p LEFT JOIN search_docs d ON d.rowid = p.rowid WHERE d.rowid IS NULL',
-    )?.n ?? 0,
+    ),
+    'search_pending',
   );
   return lost > 0 ? [indexError('search_pending', `${lost} waiting search rows have no document.`)] : [];
 }

@@ -1,7 +1,8 @@
+import { isMemoryError } from '../errors';
 import type { Database, Row } from '../store/database';
 import { sha256 } from '../store/hashing';
-import { type Scope, parseBody, scopeOf } from '../store/object-body';
-import type { CommitOp } from '../types';
+import { parseBody, type Scope, scopeOf } from '../store/object-body';
+import { type CommitRow, commitRow, num, objectRow, refRow, type StoredRef } from '../store/rows';
 import type { VerifyError } from './types';
 
 /**
@@ -20,26 +21,11 @@ export interface ObjectNode {
   scope: Scope | undefined;
 }
 
-export interface CommitNode {
-  hash: string;
-  entityId: string;
-  parentSeq: number | null;
-  objectSeq: number | null;
-  time: string;
-  author: string;
-  message: string;
-  op: CommitOp;
-}
+/** A commit as verify reads it: the store's own reading of a commit row. */
+export type CommitNode = CommitRow;
 
-export interface RefNode {
-  id: string;
-  type: string;
-  agentId: string;
-  userId: string | undefined;
-  headSeq: number;
-  objectSeq: number | null;
-  deleted: boolean;
-}
+/** Refs have no row number: verify numbers them in the order read. */
+export type RefNode = StoredRef;
 
 /** What the history checks read: objects, commits and refs. */
 export interface HistoryTables {
@@ -57,7 +43,9 @@ export function reasonOf(error: unknown): string {
 /**
  * Reads every row of `sql` through `add`. A read that fails (a damaged page,
  * a dropped table) is reported once as UNREADABLE, with how far it got, and
- * leaves the table incomplete; verify goes on with what it has.
+ * leaves the table incomplete; verify goes on with what it has. A row whose
+ * columns hold the wrong types is left out the same way (the table is then
+ * incomplete, so nothing is called missing because of it), and reading goes on.
  */
 function readTable<T>(
   db: Database,
@@ -67,20 +55,36 @@ function readTable<T>(
   errors: VerifyError[],
 ): Table<T> {
   const rows = new Map<number, T>();
+  let undecodable = 0;
+  let firstProblem = '';
   try {
     for (const row of db.iterate(sql)) {
-      const [seq, node] = add(row);
-      rows.set(seq, node);
+      let entry: [number, T];
+      try {
+        entry = add(row);
+      } catch (error) {
+        if (!isMemoryError(error, 'STORE_CORRUPT')) throw error;
+        if (undecodable++ === 0) firstProblem = error.message;
+        continue;
+      }
+      rows.set(entry[0], entry[1]);
     }
-    return { rows, complete: true };
   } catch (error) {
     errors.push({
       code: 'UNREADABLE',
       id: table,
-      message: `The ${table} table could not be read past its first ${rows.size} rows (${reasonOf(error)}): the checks that need the rest were skipped for them.`,
+      message: `The ${table} table could not be read past its first ${rows.size + undecodable} rows (${reasonOf(error)}): the checks that need the rest were skipped for them.`,
     });
     return { rows, complete: false };
   }
+  if (undecodable > 0) {
+    errors.push({
+      code: 'UNREADABLE',
+      id: table,
+      message: `${undecodable} rows of the ${table} table hold values of the wrong type (${firstProblem}): the checks that need them were skipped.`,
+    });
+  }
+  return { rows, complete: undecodable === 0 };
 }
 
 /** Reads every object, checking as it goes that its content matches its hash and is an entity version. */
@@ -90,8 +94,8 @@ export function readObjects(db: Database, schema: string, errors: VerifyError[])
     `${schema}.objects`,
     `SELECT seq, hash, data FROM ${schema}.objects`,
     (row) => {
-      const hash = String(row.hash);
-      const data = String(row.data);
+      const seq = num(row, 'objects', 'seq');
+      const { hash, data } = objectRow(row);
       if (sha256(data) !== hash) {
         errors.push({ code: 'OBJECT_HASH_MISMATCH', id: hash, message: `Object ${hash} does not match its content.` });
       }
@@ -103,7 +107,7 @@ export function readObjects(db: Database, schema: string, errors: VerifyError[])
           message: `Object ${hash} is not a readable entity version (not JSON, or without a type and agent).`,
         });
       }
-      return [Number(row.seq), { hash, scope: body ? scopeOf(body) : undefined }];
+      return [seq, { hash, scope: body ? scopeOf(body) : undefined }];
     },
     errors,
   );
@@ -114,19 +118,10 @@ export function readCommits(db: Database, schema: string, errors: VerifyError[])
     db,
     `${schema}.commits`,
     `SELECT seq, hash, entity_id, parent_seq, object_seq, time, author, message, op FROM ${schema}.commits`,
-    (row) => [
-      Number(row.seq),
-      {
-        hash: String(row.hash),
-        entityId: String(row.entity_id),
-        parentSeq: row.parent_seq === null ? null : Number(row.parent_seq),
-        objectSeq: row.object_seq === null ? null : Number(row.object_seq),
-        time: String(row.time),
-        author: String(row.author),
-        message: String(row.message),
-        op: String(row.op) as CommitOp,
-      },
-    ],
+    (row) => {
+      const commit = commitRow(row);
+      return [commit.seq, commit];
+    },
     errors,
   );
 }
@@ -138,18 +133,7 @@ export function readRefs(db: Database, schema: string, errors: VerifyError[]): T
     db,
     `${schema}.refs`,
     `SELECT id, type, agent_id, user_id, head_seq, object_seq, deleted FROM ${schema}.refs`,
-    (row) => [
-      index++,
-      {
-        id: String(row.id),
-        type: String(row.type),
-        agentId: String(row.agent_id),
-        userId: row.user_id === null ? undefined : String(row.user_id),
-        headSeq: Number(row.head_seq),
-        objectSeq: row.object_seq === null ? null : Number(row.object_seq),
-        deleted: Number(row.deleted) === 1,
-      },
-    ],
+    (row) => [index++, refRow(row)],
     errors,
   );
 }

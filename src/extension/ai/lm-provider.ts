@@ -4,8 +4,9 @@
  * picked in chat, or the one named by the `ai.model` setting.
  */
 import * as vscode from 'vscode';
-import { MemoryError } from '../../core/errors';
+
 import type { AiProvider, ChatMessage } from '../../core/ai/provider';
+import { MemoryError } from '../../core/errors';
 import { SECTION } from '../config';
 
 /** Why we ask for the model, shown by VS Code when it asks the user for consent. */

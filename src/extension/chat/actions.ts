@@ -3,13 +3,13 @@
  * the Command Palette: each takes what its reply put in the button.
  */
 import * as vscode from 'vscode';
-import { type ConsolidationPlan, applyConsolidationPlan } from '../../core/ai/consolidation';
-import type { Entity } from '../../core/types';
+
+import { applyConsolidationPlan, type ConsolidationPlan } from '../../core/ai/consolidation';
+import { COMMANDS } from '../commands/ids';
 import { restorableFields } from '../documents/format';
 import type { Services } from '../services';
 import { collectionOf } from '../store/collections';
 import type { SavedEntities } from './conversation';
-import { COMMANDS } from '../commands/ids';
 
 /**
  * Deletes what a reply created and puts back what it updated, but only
@@ -32,7 +32,7 @@ export async function undoSaved(services: Services, saved: SavedEntities): Promi
     if (!previousCommit || !latest?.entity || latest.commit.parent !== previousCommit) continue;
     const before = await memory.worker.entityAt(id, previousCommit);
     if (!before?.entity) continue;
-    await collectionOf(memory, type).update(id, restorableFields(before.entity as Entity));
+    await collectionOf(memory, type).update(id, restorableFields(before.entity));
     undone++;
   }
   return undone;

@@ -4,14 +4,15 @@
  * the worker; the model calls stay in the extension host.
  */
 import * as vscode from 'vscode';
+
 import { type ConsolidationPlan, type ConsolidationTarget, planConsolidation } from '../../core/ai/consolidation';
-import { type MiningReport, mineSession } from '../../core/ai/mining';
+import { mineSession, type MiningReport } from '../../core/ai/mining';
+import { oneLine } from '../../core/text';
 import { selectLanguageModel } from '../ai/lm-provider';
+import { COMMANDS } from '../commands/ids';
 import type { CommandHandler, CommandOutcome } from './command';
 import type { SavedEntities } from './conversation';
-import { oneLine } from '../../core/text';
-import { type Reply, escape } from './reply';
-import { COMMANDS } from '../commands/ids';
+import { escape, type Reply } from './reply';
 
 /** Words the /consolidate prompt may start with, and the collection each names. */
 const TARGET_WORDS: Record<string, ConsolidationTarget> = {

@@ -3,6 +3,7 @@
  * documents and memory with the chat's model, streamed, citing its sources.
  */
 import * as vscode from 'vscode';
+
 import type { ChatMessage } from '../../core/ai/provider';
 import type { RecallItem } from '../../core/recall/recall';
 import { LanguageModelProvider } from '../ai/lm-provider';

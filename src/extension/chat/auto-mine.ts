@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
+
 import { mineSession } from '../../core/ai/mining';
-import { SECTION, wholeSetting } from '../config';
 import { selectLanguageModel } from '../ai/lm-provider';
+import { SECTION, wholeSetting } from '../config';
 import type { Services } from '../services';
 
 /**

@@ -1,5 +1,6 @@
 /** What each @memory command handler gets, and what it may hand back for the reply's metadata. */
 import type * as vscode from 'vscode';
+
 import type { ConsolidationPlan } from '../../core/ai/consolidation';
 import type { Services } from '../services';
 import type { ConversationLog, SavedEntities } from './conversation';

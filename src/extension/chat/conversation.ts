@@ -5,7 +5,9 @@
  * its result metadata, which the next turns find in their history.
  */
 import { createHash } from 'node:crypto';
+
 import * as vscode from 'vscode';
+
 import type { ConsolidationPlan } from '../../core/ai/consolidation';
 import type { SessionEntity, SessionMessage } from '../../core/types';
 import type { Services } from '../services';
@@ -33,7 +35,7 @@ export interface SavedEntities {
 }
 
 function metadataOf(turn: vscode.ChatRequestTurn | vscode.ChatResponseTurn): Partial<ChatMetadata> | undefined {
-  return turn instanceof vscode.ChatResponseTurn ? (turn.result.metadata as Partial<ChatMetadata>) : undefined;
+  return turn instanceof vscode.ChatResponseTurn ? turn.result.metadata : undefined;
 }
 
 /** The conversation's id and session, as earlier replies recorded them; a new id on the first turn. */

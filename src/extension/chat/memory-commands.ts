@@ -1,14 +1,15 @@
 /** /remember, /forget, /history and /snapshot: direct changes to the memory, each undoable or confirmed. */
 import * as vscode from 'vscode';
+
 import { inScope } from '../../core/operations/scope';
 import type { OperationScope } from '../../core/operations/types';
-import { SHARED_AGENT_ID, type CommitInfo, type Entity, type MemoryEntity } from '../../core/types';
+import { oneLine } from '../../core/text';
+import { type CommitInfo, type Entity, type MemoryEntity, SHARED_AGENT_ID } from '../../core/types';
+import { COMMANDS } from '../commands/ids';
 import { versionUri } from '../documents/uris';
 import { type CommandContext, type CommandHandler, type CommandOutcome, missingPrompt } from './command';
 import type { SavedEntities } from './conversation';
-import { oneLine } from '../../core/text';
 import { escape } from './reply';
-import { COMMANDS } from '../commands/ids';
 
 /** How many candidates /forget and /history offer when the prompt is a search. */
 const CANDIDATES = 5;

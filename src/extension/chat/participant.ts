@@ -5,18 +5,19 @@
  * the conversation as a session.
  */
 import * as vscode from 'vscode';
+
 import { isMemoryError } from '../../core/errors';
+import { COMMANDS } from '../commands/ids';
 import type { Services } from '../services';
-import { AutoMiner } from './auto-mine';
 import { registerChatActions } from './actions';
 import { consolidateCommand, mine } from './ai-commands';
 import { answerFromRecall, ask } from './answer-commands';
+import { AutoMiner } from './auto-mine';
 import type { CommandHandler } from './command';
 import { type ChatMetadata, ConversationLog, identifyConversation, requestText } from './conversation';
 import { forget, history, remember, snapshot } from './memory-commands';
 import { Reply } from './reply';
 import { recallCommand, searchCommand } from './search-commands';
-import { COMMANDS } from '../commands/ids';
 
 export const PARTICIPANT_ID = 'workspaceMemory.memory';
 

@@ -3,6 +3,7 @@
  * of the text shown, so the turn can be stored in the conversation's session.
  */
 import * as vscode from 'vscode';
+
 import type { Entity } from '../../core/types';
 import { chunkLocation } from '../documents/chunk-location';
 import { isSyncedChunk } from '../documents/format';

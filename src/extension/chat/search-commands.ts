@@ -1,9 +1,10 @@
 /** /recall and /search: what the memory holds about the prompt, read-only. */
 import * as vscode from 'vscode';
+
+import { oneLine } from '../../core/text';
 import type { Entity } from '../../core/types';
 import { recallBudget } from '../config';
 import { type CommandHandler, missingPrompt } from './command';
-import { oneLine } from '../../core/text';
 import { escape } from './reply';
 
 const SEARCH_LIMIT = 10;

@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
+
 import {
-  MEMORY_CATEGORIES,
-  SKILL_CATEGORIES,
   type Entity,
+  MEMORY_CATEGORIES,
   type MemoryCategory,
+  SKILL_CATEGORIES,
   type SkillCategory,
 } from '../../core/types';
 import { LIMITS } from '../../core/validation';
@@ -15,8 +16,8 @@ import { collectionOf } from '../store/collections';
 import { confirm, openEntity, reporting } from '../ui';
 import type { Views } from '../views';
 import type { CollectionNode } from '../views/collections-tree';
-import { entityLabel } from '../views/labels';
 import type { CommitNode } from '../views/history-tree';
+import { entityLabel } from '../views/labels';
 import { COMMANDS } from './ids';
 
 /** What entity commands accept: a tree row, a history row, an editor's document, or nothing (the active editor). */

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+
 import { restorableFields } from '../documents/format';
 import { entityUri, parseEntityUri, versionUri } from '../documents/uris';
 import type { Services } from '../services';

@@ -20,6 +20,8 @@ export const COMMANDS = {
   restoreVersion: 'workspaceMemory.restoreVersion',
   createSnapshot: 'workspaceMemory.createSnapshot',
   restoreSnapshot: 'workspaceMemory.restoreSnapshot',
+  refreshSnapshots: 'workspaceMemory.refreshSnapshots',
+  openWalkthrough: 'workspaceMemory.openWalkthrough',
   export: 'workspaceMemory.export',
   import: 'workspaceMemory.import',
   verify: 'workspaceMemory.verify',

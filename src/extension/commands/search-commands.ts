@@ -1,12 +1,13 @@
 import * as vscode from 'vscode';
+
 import { oneLine } from '../../core/text';
 import type { Entity } from '../../core/types';
 import { recallBudget } from '../config';
+import { showReport } from '../documents/reports';
 import { entityUri } from '../documents/uris';
 import type { Services } from '../services';
-import { showReport } from '../documents/reports';
 import { openEntity, reporting } from '../ui';
-import { TYPE_INFO, entityDescription, entityLabel } from '../views/labels';
+import { entityDescription, entityLabel, TYPE_INFO } from '../views/labels';
 import { COMMANDS } from './ids';
 
 /** Typing pauses this long before a search runs. */

@@ -1,14 +1,19 @@
 import * as path from 'node:path';
-import * as vscode from 'vscode';
-import type { Services } from '../services';
-import { showReport } from '../documents/reports';
-import { confirm, reporting, withProgress } from '../ui';
-import { COMMANDS, type CommandId } from './ids';
 
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+import * as vscode from 'vscode';
+
+import { showReport } from '../documents/reports';
+import type { Services } from '../services';
+import { confirm, reporting, withProgress } from '../ui';
+import { formatBytes } from '../views/format-bytes';
+import type { SnapshotNode } from '../views/snapshots-tree';
+import { type CommandId, COMMANDS } from './ids';
+import { describeRestore } from './restore-summary';
+
+/** The Snapshots view lists files it watches; refreshing it now saves waiting for the watcher. */
+function refreshSnapshots(): void {
+  // The views may have failed to register: then there is nothing to refresh.
+  void vscode.commands.executeCommand(COMMANDS.refreshSnapshots).then(undefined, () => undefined);
 }
 
 /**
@@ -38,6 +43,7 @@ async function createSnapshot(services: Services, options: StoreCommandOptions) 
   void vscode.window.showInformationMessage(
     vscode.l10n.t('Snapshot {0} created: {1} entities, {2}.', info.id, info.entities, formatBytes(info.bytes)),
   );
+  refreshSnapshots();
   return info;
 }
 
@@ -66,15 +72,24 @@ async function restoreSnapshot(services: Services, options: StoreCommandOptions)
         placeHolder: vscode.l10n.t('The store goes back to the state of the snapshot'),
       });
   if (!picked) return;
+  // What the restore would change, counted in the worker against the live store, is what the user confirms.
+  const summary = describeRestore(
+    await withProgress(
+      vscode.l10n.t('Comparing snapshot {0} with the store', picked.label),
+      () => memory.worker.restorePreview(picked.snapshot.id),
+      false,
+    ),
+  );
   const ok =
     options.confirmed ||
     (await confirm(
-      vscode.l10n.t('Restore snapshot "{0}"?', picked.label),
-      vscode.l10n.t('Restore'),
       vscode.l10n.t(
-        'Everything written after {0} is replaced by the snapshot. Create a snapshot first if you may want the current state back.',
+        'Restore snapshot "{0}" from {1}?',
+        picked.label,
         new Date(picked.snapshot.createdAt).toLocaleString(),
       ),
+      vscode.l10n.t('Restore'),
+      `${summary}\n\n${vscode.l10n.t('Create a snapshot first if you may want the current state back.')}`,
     ));
   if (!ok) return;
   await withProgress(
@@ -83,7 +98,8 @@ async function restoreSnapshot(services: Services, options: StoreCommandOptions)
     false,
   );
   void vscode.window.showInformationMessage(vscode.l10n.t('Restored snapshot "{0}".', picked.label));
-  return picked.snapshot;
+  refreshSnapshots();
+  return { ...picked.snapshot, summary };
 }
 
 async function exportStore(services: Services, options: StoreCommandOptions) {
@@ -241,6 +257,20 @@ async function rebuildIndex(services: Services) {
   return count;
 }
 
+/**
+ * A command's arguments: its answers, or the Snapshots view's row it was run
+ * on, then (as for the entity commands) answers for that row, such as `confirmed`.
+ */
+function optionsOf(
+  argument: StoreCommandOptions | SnapshotNode | undefined,
+  extra: StoreCommandOptions | undefined,
+): StoreCommandOptions {
+  if (argument && 'kind' in argument && argument.kind === 'snapshot') {
+    return { ...extra, snapshotId: argument.snapshot.id };
+  }
+  return { ...(argument as StoreCommandOptions | undefined), ...extra };
+}
+
 export function registerStoreCommands(context: vscode.ExtensionContext, services: Services): void {
   const commands: [CommandId, string, (services: Services, options: StoreCommandOptions) => Promise<unknown>][] = [
     [COMMANDS.createSnapshot, vscode.l10n.t('Creating a snapshot'), createSnapshot],
@@ -255,7 +285,9 @@ export function registerStoreCommands(context: vscode.ExtensionContext, services
     context.subscriptions.push(
       vscode.commands.registerCommand(
         id,
-        reporting(services, action, (options?: StoreCommandOptions) => fn(services, options ?? {})),
+        reporting(services, action, (options?: StoreCommandOptions | SnapshotNode, extra?: StoreCommandOptions) =>
+          fn(services, optionsOf(options, extra)),
+        ),
       ),
     );
   }

@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
+
 import type { Services } from '../services';
 import { SerialQueue } from './queue';
 import { PathBatcher } from './scheduler';
-import { type FolderPlan, type WorkspacePlan, debounceMs, planWorkspace } from './settings';
+import { debounceMs, type FolderPlan, planWorkspace, type WorkspacePlan } from './settings';
 import type { DocSyncModel } from './state';
 import { SyncRunner } from './sync-runner';
 import { watchFolder } from './watcher';
@@ -130,7 +131,7 @@ export class DocSyncController implements vscode.Disposable {
 
   private stop(): void {
     this.queue.cancelAll();
-    this.watching.forEach((disposable) => disposable.dispose());
+    for (const disposable of this.watching) disposable.dispose();
     this.watching = [];
     this.plan = undefined;
   }

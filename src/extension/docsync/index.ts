@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
+
+import { COMMANDS } from '../commands/ids';
 import { SECTION } from '../config';
 import type { Services } from '../services';
 import { DocSyncController } from './controller';
 import { DocSyncModel } from './state';
 import type { DocSyncState } from './status';
-import { COMMANDS } from '../commands/ids';
 
 export type { DocSyncState, DocSyncStatus } from './status';
 

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+
 import { SECTION, wholeSetting } from '../config';
 import { extensionsOf, ignorePatterns } from './globs';
 

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+
 import type { DocSyncState, DocSyncStatus } from './status';
 
 /** Fields that describe the moment and are dropped when the state moves on. */

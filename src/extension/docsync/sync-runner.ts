@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+
 import { isMemoryError } from '../../core/errors';
 import type { SyncReport } from '../../core/rag/rag';
 import type { Services } from '../services';

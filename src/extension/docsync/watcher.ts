@@ -1,6 +1,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+
 import * as vscode from 'vscode';
+
 import type { FolderPlan } from './settings';
 
 /**

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+
 import type { KnowledgeEntity } from '../../core/types';
 import { planWorkspace } from '../docsync/settings';
 

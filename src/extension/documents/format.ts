@@ -5,6 +5,7 @@
  * No `vscode` here: the round trip is unit tested under plain Node.
  */
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+
 import { MemoryError } from '../../core/errors';
 import type { Entity, EntityType, KnowledgeEntity, UpdateByType } from '../../core/types';
 
@@ -153,7 +154,7 @@ export function parseEntityDocument(text: string, current: Entity): UpdateByType
   }
   const content = text.slice(match[0].length).replace(/\r\n/g, '\n').replace(/\n$/, '');
   if (content !== current.content.replace(/\n$/, '')) update.content = content;
-  return Object.keys(update).length > 0 ? (update as UpdateByType[EntityType]) : null;
+  return Object.keys(update).length > 0 ? update : null;
 }
 
 /** The fields of an old version that a restore writes back as a new version. */
@@ -165,5 +166,5 @@ export function restorableFields(version: Entity): UpdateByType[EntityType] {
       if (version[key] !== undefined) update[key] = version[key];
     }
   }
-  return update as UpdateByType[EntityType];
+  return update;
 }

@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
+
 import { isMemoryError } from '../../core/errors';
 import type { Entity } from '../../core/types';
 import type { Services } from '../services';
 import { collectionOf } from '../store/collections';
 import { isEditable, isSyncedChunk, lineOfProblem, parseEntityDocument, renderEntity } from './format';
-import { type EntityLocation, SCHEME, parseEntityUri } from './uris';
+import { type EntityLocation, parseEntityUri, SCHEME } from './uris';
 
 /**
  * Serves entities as files: the live version is editable and saving it

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+
 import { SECTION } from '../config';
 import type { Services } from '../services';
 
@@ -30,7 +31,7 @@ export function mcpServerDefinition(
     args,
     { ELECTRON_RUN_AS_NODE: '1' },
     // A new version makes VS Code refresh the tools it cached from the previous one.
-    String(context.extension.packageJSON.version),
+    String((context.extension.packageJSON as { version: string }).version),
   );
 }
 

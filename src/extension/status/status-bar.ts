@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
+
+import { COMMANDS } from '../commands/ids';
 import type { DocSyncState, DocSyncStatus } from '../docsync/status';
 import type { Services } from '../services';
 import { throttled } from '../throttled';
-import { COMMANDS } from '../commands/ids';
 
 /** Counting runs at most this often while the store is busy (a doc sync writes thousands of chunks). */
 const COUNT_DELAY_MS = 500;
@@ -60,7 +61,12 @@ export function registerStatusBar(context: vscode.ExtensionContext, services: Se
   };
   const recount = throttled(COUNT_DELAY_MS, () => void count());
 
-  context.subscriptions.push(item, services.onDidChangeStore(recount.request), docSync.onDidChange(render), recount);
+  context.subscriptions.push(
+    item,
+    services.onDidChangeStore(() => recount.request()),
+    docSync.onDidChange(render),
+    recount,
+  );
   render();
   item.show();
   void count();

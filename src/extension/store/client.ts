@@ -5,19 +5,20 @@
  * made asynchronous, so features are written against the core's own types.
  */
 import { Worker } from 'node:worker_threads';
+
 import { MemoryError } from '../../core/errors';
 import type { Memory } from '../../core/memory';
 import type { WorkerMethods } from './methods';
 import {
   type ChangeOrigin,
   type FacadeMethod,
+  isNamespace,
   type Namespace,
   type Request,
   type Response,
   type SerializedError,
   type TaskMethod,
   type WorkerInit,
-  isNamespace,
 } from './protocol';
 
 type Fn = (...args: never[]) => unknown;

@@ -1,27 +1,42 @@
 // fs.promises, not node:fs/promises: Node loads it on first use, not when the worker starts.
 import { promises as fs } from 'node:fs';
+
 import type { Memory } from '../../core/memory';
 import {
-  ENTITY_TYPES,
-  SHARED_AGENT_ID,
-  SHARED_TYPES,
   type CommitInfo,
   type Entity,
+  ENTITY_TYPES,
   type EntityType,
   type HistoryEntry,
+  SHARED_AGENT_ID,
+  SHARED_TYPES,
 } from '../../core/types';
 
 /** An import's JSON must fit in one string to be parsed at all. */
 const IMPORT_MAX_BYTES = bufferConstants.MAX_STRING_LENGTH;
 
 import { constants as bufferConstants } from 'node:buffer';
-import { readBoundedSync } from '../../core/bounded-read';
-import { MemoryError } from '../../core/errors';
-import type { SearchResult } from '../../core/search/searcher';
-import type { OperationResult, OperationScope } from '../../core/operations/types';
-import { lazy } from '../../core/lazy';
 
-type Catalogue = typeof import('../../core/operations/catalogue');
+import { readBoundedSync } from '../../core/bounded-read';
+import {
+  type CategorizedType,
+  categoryCounts,
+  categoryPage,
+  documentChunkPage,
+  documentCounts,
+  looseKnowledgeCount,
+  looseKnowledgePage,
+} from '../../core/collections/groups';
+import { MemoryError } from '../../core/errors';
+import { lazy } from '../../core/lazy';
+// A type only: erased, so the catalogue is still required on first use (below), not when the worker starts.
+import type * as CatalogueModule from '../../core/operations/catalogue';
+import type { OperationResult, OperationScope } from '../../core/operations/types';
+import type { SearchResult } from '../../core/search/searcher';
+import type { RestorePreview } from '../../core/snapshots';
+import type { Database } from '../../core/store/database';
+
+type Catalogue = typeof CatalogueModule;
 // Required on first use, not imported: the catalogue builds every operation's
 // schema when it loads, and the worker should not wait for that before the
 // store opens.
@@ -29,6 +44,44 @@ const loadCatalogue = lazy(
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   (): Catalogue => require('../../core/operations/catalogue') as Catalogue,
 );
+
+/** A folder of documents (its path, '' for the top level) with how many documents and chunks it holds. */
+export interface DocumentFolder {
+  folder: string;
+  documents: number;
+  chunks: number;
+}
+
+/** One page of a group, and how many the group holds in all. */
+export interface GroupPage<T> {
+  items: T[];
+  total: number;
+}
+
+/** The folder part of a document's path ('' at the top level). */
+export function folderOf(source: string): string {
+  const slash = source.lastIndexOf('/');
+  return slash < 0 ? '' : source.slice(0, slash);
+}
+
+/**
+ * The store's database, for the grouped listings (src/core/collections/groups.ts).
+ * The facade keeps it private and offers no grouped listing yet; until it
+ * does, the worker, which owns the facade, reads the field it holds.
+ */
+function databaseOf(memory: Memory): Database {
+  return (memory as unknown as { db: Database }).db;
+}
+
+/** Live entities by id, in the order given (one missing since the ids were read is left out). */
+async function entitiesOf(memory: Memory, ids: readonly string[]): Promise<Entity[]> {
+  const entities: Entity[] = [];
+  for (const id of ids) {
+    const entity = await memory.get(id);
+    if (entity) entities.push(entity);
+  }
+  return entities;
+}
 
 /**
  * Methods the worker offers beyond the facade's own: each runs next to the
@@ -90,6 +143,67 @@ export function workerMethods(memory: Memory) {
         .flat()
         .sort((a, b) => b.score - a.score)
         .slice(0, limit);
+    },
+
+    /** Live memories or skills per category and user: the Collections view's groups. */
+    async categoryGroups(type: CategorizedType, agentId: string) {
+      return categoryCounts(databaseOf(memory), type, agentId);
+    },
+
+    /** One page of a category's entities (for one user, or those without one), newest first. */
+    async categoryEntities(
+      type: CategorizedType,
+      agentId: string,
+      category: string,
+      userId: string | null,
+      offset: number,
+      limit: number,
+    ): Promise<Entity[]> {
+      return entitiesOf(memory, categoryPage(databaseOf(memory), type, agentId, category, userId, offset, limit));
+    },
+
+    /**
+     * The folders of the agent's documents, with how many documents and
+     * chunks each holds, by path, plus the knowledge without a document:
+     * twenty thousand chunks become a few hundred rows here, not on the host.
+     */
+    async documentFolders(agentId: string): Promise<{ folders: DocumentFolder[]; loose: number }> {
+      const byFolder = new Map<string, DocumentFolder>();
+      for (const { source, chunks } of documentCounts(databaseOf(memory), agentId)) {
+        const folder = folderOf(source);
+        const entry = byFolder.get(folder) ?? { folder, documents: 0, chunks: 0 };
+        entry.documents += 1;
+        entry.chunks += chunks;
+        byFolder.set(folder, entry);
+      }
+      const folders = [...byFolder.values()].sort((a, b) => a.folder.localeCompare(b.folder));
+      return { folders, loose: looseKnowledgeCount(databaseOf(memory), agentId) };
+    },
+
+    /** One page of the documents directly in `folder`, by path, with their chunk counts. */
+    async folderDocuments(
+      agentId: string,
+      folder: string,
+      offset: number,
+      limit: number,
+    ): Promise<GroupPage<{ source: string; chunks: number }>> {
+      const documents = documentCounts(databaseOf(memory), agentId).filter((doc) => folderOf(doc.source) === folder);
+      return { items: documents.slice(offset, offset + limit), total: documents.length };
+    },
+
+    /** One page of a document's chunks, in chunk order. */
+    async documentChunks(agentId: string, source: string, offset: number, limit: number): Promise<Entity[]> {
+      return entitiesOf(memory, documentChunkPage(databaseOf(memory), agentId, source, offset, limit));
+    },
+
+    /** One page of the agent's knowledge without a document, newest first. */
+    async looseKnowledge(agentId: string, offset: number, limit: number): Promise<Entity[]> {
+      return entitiesOf(memory, looseKnowledgePage(databaseOf(memory), agentId, offset, limit));
+    },
+
+    /** What restoring a snapshot would change, counted next to the database (see Snapshots.compare). */
+    async restorePreview(snapshotId: string): Promise<RestorePreview> {
+      return memory.restorePreview(snapshotId);
     },
 
     /** Runs a catalogue operation offered as a language model tool, in the host's scope. */

@@ -4,18 +4,19 @@
  * talks to it with messages (see client.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
+
 import { isMemoryError } from '../../core/errors';
 import { Memory } from '../../core/memory';
-import { type WorkerMethods, workerMethods } from './methods';
 import { ChangeBatcher, throttle } from './batching';
+import { type WorkerMethods, workerMethods } from './methods';
 import {
+  isFacadeMethod,
+  isNamespace,
   type Request,
   type Response,
   type SerializedError,
-  type WorkerInit,
   TASK_METHODS,
-  isFacadeMethod,
-  isNamespace,
+  type WorkerInit,
 } from './protocol';
 
 const port = parentPort;

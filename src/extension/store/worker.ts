@@ -8,6 +8,7 @@
 import * as nodeModule from 'node:module';
 import * as path from 'node:path';
 import { workerData } from 'node:worker_threads';
+
 import type { WorkerInit } from './protocol';
 
 const booted = Date.now();

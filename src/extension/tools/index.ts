@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
+
 import { isMemoryError } from '../../core/errors';
-import { oneLine } from '../../core/text';
 import { operationsFor } from '../../core/operations/catalogue';
 import { inScope } from '../../core/operations/scope';
 import type { Operation } from '../../core/operations/types';
+import { oneLine } from '../../core/text';
 import type { Entity, SkillInput } from '../../core/types';
 import type { Services } from '../services';
 

@@ -1,37 +1,92 @@
 import * as vscode from 'vscode';
+
+import type { CategorizedType } from '../../core/collections/groups';
 import type { Page } from '../../core/types';
-import { ENTITY_TYPES, SHARED_AGENT_ID, type Entity, type EntityType } from '../../core/types';
+import { type Entity, ENTITY_TYPES, type EntityType, SHARED_AGENT_ID } from '../../core/types';
+import { COMMANDS } from '../commands/ids';
 import { isSyncedChunk } from '../documents/format';
 import { entityUri } from '../documents/uris';
 import type { Services } from '../services';
 import { COLLECTION_OF } from '../store/collections';
-import { TYPE_INFO, entityDescription, entityLabel, entityTooltip, scopeLabel } from './labels';
-import { COMMANDS } from '../commands/ids';
+import { chunkLabel, entityDescription, entityLabel, entityTooltip, scopeLabel, TYPE_INFO } from './labels';
 
-/** Entities listed per scope before a "Show more" row. */
+/** Entities (or documents) listed per group before a "Show more" row. */
 const PAGE = 200;
+
+/** A group whose rows are paged: its "Show more" row names it by this key. */
+type Paged = Extract<CollectionNode, { kind: 'scope' | 'category' | 'user' | 'folder' | 'document' | 'loose' }>;
 
 export type CollectionNode =
   | { kind: 'type'; type: EntityType; count: number }
   | { kind: 'scope'; type: EntityType; agentId: string; count: number }
+  /** Memories or skills of one category; `users` are the users it has items for (null: none). */
+  | {
+      kind: 'category';
+      type: CategorizedType;
+      agentId: string;
+      category: string;
+      count: number;
+      users: (string | null)[];
+    }
+  /** The items of a category for one user, or those without a user (null). */
+  | { kind: 'user'; type: CategorizedType; agentId: string; category: string; userId: string | null; count: number }
+  /** A folder of documents (its path; '' is the top level). */
+  | { kind: 'folder'; agentId: string; folder: string; documents: number; chunks: number }
+  | { kind: 'document'; agentId: string; source: string; chunks: number }
+  /** Knowledge without a document (saved by hand). */
+  | { kind: 'loose'; agentId: string; count: number }
   | { kind: 'entity'; entity: Entity }
-  | { kind: 'more'; type: EntityType; agentId: string; shown: number; total: number };
+  | { kind: 'more'; key: string; shown: number; total: number };
 
 type StoreCounts = Awaited<ReturnType<Services['memory']>>['worker']['scopeCounts'];
+type Worker = Awaited<ReturnType<Services['memory']>>['worker'];
 
 interface Listable {
   listPaginated(agentId: string, userId?: string, options?: { limit?: number; offset?: number }): Promise<Page<Entity>>;
 }
 
+const CATEGORIZED: readonly EntityType[] = ['memory', 'skill'];
+
+function documentsCount(n: number): string {
+  return n === 1 ? vscode.l10n.t('1 document') : vscode.l10n.t('{0} documents', n);
+}
+
+function chunksCount(n: number): string {
+  return n === 1 ? vscode.l10n.t('1 chunk') : vscode.l10n.t('{0} chunks', n);
+}
+
+/** The key a group's "Show more" row and its page size go by. */
+function groupKey(node: Paged): string {
+  switch (node.kind) {
+    case 'scope':
+      return `scope/${node.type}/${node.agentId}`;
+    case 'category':
+      return `category/${node.type}/${node.agentId}/${node.category}`;
+    case 'user':
+      return `user/${node.type}/${node.agentId}/${node.category}/${node.userId ?? ''}`;
+    case 'folder':
+      return `folder/${node.agentId}/${node.folder}`;
+    case 'document':
+      return `document/${node.agentId}/${node.source}`;
+    case 'loose':
+      return `loose/${node.agentId}`;
+  }
+}
+
 /**
- * Collections: type → scope (this agent, shared) → entities, newest first,
- * with counts. Refreshes whenever the store changes, in this window or in
+ * Collections: type → scope (this agent, shared) → groups → entities, with
+ * counts. Memories and skills group by category (and, where a category has
+ * items for several users, by user); knowledge by folder, then document,
+ * whose chunks come in order; sessions and profiles are listed newest
+ * first. Every group is paged, and every group is read from the worker a
+ * page at a time, so a scope of twenty thousand chunks never crosses the
+ * thread whole. Refreshes whenever the store changes, in this window or in
  * another process.
  */
 export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> {
   private readonly changed = new vscode.EventEmitter<CollectionNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  /** How many entities each scope shows, grown by "Show more". */
+  /** How many rows each group shows, grown by "Show more". */
   private readonly shown = new Map<string, number>();
   /**
    * The counts read for the root rows, and for which agent. VS Code asks for
@@ -39,6 +94,9 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
    * reuse them instead of asking the worker again.
    */
   private counts: { agentId: string; read: ReturnType<StoreCounts> } | undefined;
+
+  /** Each listed row's parent row; rows are new objects on every listing, so this forgets old ones by itself. */
+  private readonly parents = new WeakMap<CollectionNode, CollectionNode>();
 
   constructor(private readonly services: Services) {}
 
@@ -48,13 +106,14 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
   }
 
   showMore(node: Extract<CollectionNode, { kind: 'more' }>): void {
-    this.shown.set(`${node.type}/${node.agentId}`, node.shown + PAGE);
+    this.shown.set(node.key, node.shown + PAGE);
     this.refresh();
   }
 
   async getChildren(node?: CollectionNode): Promise<CollectionNode[]> {
     try {
       const children = await this.children(node);
+      if (node) for (const child of children) this.parents.set(child, node);
       if (!node) void vscode.commands.executeCommand('setContext', 'workspaceMemory.unavailable', false);
       return children;
     } catch (error) {
@@ -71,14 +130,15 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
     return item;
   }
 
-  getParent(): undefined {
-    return undefined;
+  /** The row a row was listed under, so that a view can reveal a row it was handed (a document, a chunk). */
+  getParent(node: CollectionNode): CollectionNode | undefined {
+    return this.parents.get(node);
   }
 
   private async children(node?: CollectionNode): Promise<CollectionNode[]> {
     const memory = await this.services.memory();
     const { agentId } = this.services.scope();
-    const listable = (type: EntityType): Listable => memory[COLLECTION_OF[type]];
+    const worker = memory.worker;
 
     if (!node || node.kind === 'type') {
       if (!node || this.counts?.agentId !== agentId)
@@ -103,25 +163,103 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
       void vscode.commands.executeCommand('setContext', 'workspaceMemory.empty', total === 0);
       return total === 0 ? [] : types;
     }
-    if (node.kind === 'scope') {
-      const limit = this.shown.get(`${node.type}/${node.agentId}`) ?? PAGE;
-      const items: Entity[] = [];
-      // listPaginated caps a page at 200, so bigger views are read page by page.
-      while (items.length < limit) {
-        const page = await listable(node.type).listPaginated(node.agentId, undefined, {
-          limit: Math.min(PAGE, limit - items.length),
-          offset: items.length,
+    switch (node.kind) {
+      case 'scope':
+        if (CATEGORIZED.includes(node.type)) return this.categories(worker, node.type as CategorizedType, node.agentId);
+        if (node.type === 'knowledge') return this.folders(worker, node.agentId);
+        return this.page(node, node.count, async (offset, limit) => {
+          const listable = memory[COLLECTION_OF[node.type]] as Listable;
+          return (await listable.listPaginated(node.agentId, undefined, { limit, offset })).items;
         });
-        items.push(...page.items);
-        if (!page.hasMore) break;
-      }
-      const rows: CollectionNode[] = items.map((entity) => ({ kind: 'entity', entity }));
-      if (items.length < node.count) {
-        rows.push({ kind: 'more', type: node.type, agentId: node.agentId, shown: items.length, total: node.count });
-      }
-      return rows;
+      case 'category':
+        if (node.users.length > 1) return this.users(worker, node);
+        return this.page(node, node.count, (offset, limit) =>
+          worker.categoryEntities(node.type, node.agentId, node.category, node.users[0] ?? null, offset, limit),
+        );
+      case 'user':
+        return this.page(node, node.count, (offset, limit) =>
+          worker.categoryEntities(node.type, node.agentId, node.category, node.userId, offset, limit),
+        );
+      case 'folder':
+        return this.documents(worker, node);
+      case 'document':
+        return this.page(node, node.chunks, (offset, limit) =>
+          worker.documentChunks(node.agentId, node.source, offset, limit),
+        );
+      case 'loose':
+        return this.page(node, node.count, (offset, limit) => worker.looseKnowledge(node.agentId, offset, limit));
+      default:
+        return [];
     }
-    return [];
+  }
+
+  private async categories(worker: Worker, type: CategorizedType, agentId: string): Promise<CollectionNode[]> {
+    const byCategory = new Map<string, Extract<CollectionNode, { kind: 'category' }>>();
+    for (const { category, userId, count } of await worker.categoryGroups(type, agentId)) {
+      const node = byCategory.get(category) ?? { kind: 'category', type, agentId, category, count: 0, users: [] };
+      node.count += count;
+      node.users.push(userId);
+      byCategory.set(category, node);
+    }
+    return [...byCategory.values()];
+  }
+
+  /** A category's items for each user, those without a user first. */
+  private users(worker: Worker, node: Extract<CollectionNode, { kind: 'category' }>): Promise<CollectionNode[]> {
+    return worker.categoryGroups(node.type, node.agentId).then((groups) =>
+      groups
+        .filter((group) => group.category === node.category)
+        .map((group) => ({
+          kind: 'user' as const,
+          type: node.type,
+          agentId: node.agentId,
+          category: node.category,
+          userId: group.userId,
+          count: group.count,
+        })),
+    );
+  }
+
+  private async folders(worker: Worker, agentId: string): Promise<CollectionNode[]> {
+    const { folders, loose } = await worker.documentFolders(agentId);
+    const nodes: CollectionNode[] = folders.map((folder) => ({ kind: 'folder', agentId, ...folder }));
+    if (loose > 0) nodes.push({ kind: 'loose', agentId, count: loose });
+    return nodes;
+  }
+
+  private async documents(
+    worker: Worker,
+    node: Extract<CollectionNode, { kind: 'folder' }>,
+  ): Promise<CollectionNode[]> {
+    const key = groupKey(node);
+    const limit = this.shown.get(key) ?? PAGE;
+    const { items, total } = await worker.folderDocuments(node.agentId, node.folder, 0, limit);
+    const rows: CollectionNode[] = items.map((doc) => ({ kind: 'document', agentId: node.agentId, ...doc }));
+    if (items.length < total) rows.push({ kind: 'more', key, shown: items.length, total });
+    return rows;
+  }
+
+  /**
+   * The entities of a group, as many as it shows now, read a page of at
+   * most {@link PAGE} at a time, then a "Show more" row while there are more.
+   */
+  private async page(
+    group: Paged,
+    total: number,
+    read: (offset: number, limit: number) => Promise<Entity[]>,
+  ): Promise<CollectionNode[]> {
+    const key = groupKey(group);
+    const limit = this.shown.get(key) ?? PAGE;
+    const items: Entity[] = [];
+    while (items.length < limit) {
+      const want = Math.min(PAGE, limit - items.length);
+      const page = await read(items.length, want);
+      items.push(...page);
+      if (page.length < want) break;
+    }
+    const rows: CollectionNode[] = items.map((entity) => ({ kind: 'entity', entity }));
+    if (items.length < total) rows.push({ kind: 'more', key, shown: items.length, total });
+    return rows;
   }
 
   getTreeItem(node: CollectionNode): vscode.TreeItem {
@@ -144,9 +282,66 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
         if (node.type === 'memory') item.collapsibleState = vscode.TreeItemCollapsibleState.Expanded;
         return item;
       }
+      case 'category': {
+        const item = new vscode.TreeItem(
+          node.category || vscode.l10n.t('(no category)'),
+          vscode.TreeItemCollapsibleState.Collapsed,
+        );
+        item.id = groupKey(node);
+        item.description = String(node.count);
+        item.iconPath = new vscode.ThemeIcon('tag');
+        item.contextValue = 'group.category';
+        return item;
+      }
+      case 'user': {
+        const item = new vscode.TreeItem(
+          node.userId === null ? vscode.l10n.t('No user (everyone)') : `@${node.userId}`,
+          vscode.TreeItemCollapsibleState.Collapsed,
+        );
+        item.id = groupKey(node);
+        item.description = String(node.count);
+        item.iconPath = new vscode.ThemeIcon(node.userId === null ? 'organization' : 'person');
+        item.contextValue = 'group.user';
+        return item;
+      }
+      case 'folder': {
+        const item = new vscode.TreeItem(
+          node.folder === '' ? vscode.l10n.t('(top level)') : node.folder,
+          vscode.TreeItemCollapsibleState.Collapsed,
+        );
+        item.id = groupKey(node);
+        item.description = `${documentsCount(node.documents)} · ${chunksCount(node.chunks)}`;
+        item.tooltip = node.folder === '' ? vscode.l10n.t('Documents at the top level of the workspace') : node.folder;
+        item.iconPath = vscode.ThemeIcon.Folder;
+        item.contextValue = 'group.folder';
+        return item;
+      }
+      case 'document': {
+        const item = new vscode.TreeItem(
+          node.source.slice(node.source.lastIndexOf('/') + 1),
+          vscode.TreeItemCollapsibleState.Collapsed,
+        );
+        item.id = groupKey(node);
+        item.description = chunksCount(node.chunks);
+        item.tooltip = node.source;
+        item.iconPath = new vscode.ThemeIcon('file');
+        item.contextValue = 'group.document';
+        return item;
+      }
+      case 'loose': {
+        const item = new vscode.TreeItem(vscode.l10n.t('Saved by hand'), vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = groupKey(node);
+        item.description = String(node.count);
+        item.tooltip = vscode.l10n.t('Knowledge that is not a chunk of a workspace document');
+        item.iconPath = new vscode.ThemeIcon('edit');
+        item.contextValue = 'group.loose';
+        return item;
+      }
       case 'entity': {
         const { entity } = node;
-        const item = new vscode.TreeItem(entityLabel(entity), vscode.TreeItemCollapsibleState.None);
+        // Under its document a chunk is told apart by its place, not by the document's path again.
+        const label = entity.type === 'knowledge' && entity.source ? chunkLabel(entity) : entityLabel(entity);
+        const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
         item.id = `entity/${entity.id}`;
         item.description = entityDescription(entity);
         item.iconPath = new vscode.ThemeIcon(TYPE_INFO[entity.type].icon);

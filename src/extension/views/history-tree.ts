@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
+
 import type { CommitInfo, EntityType } from '../../core/types';
-import type { Services } from '../services';
-import { TYPE_INFO, entityLabel, relativeTime } from './labels';
 import { COMMANDS } from '../commands/ids';
+import type { Services } from '../services';
+import { entityLabel, relativeTime, TYPE_INFO } from './labels';
 
 export interface CommitNode {
   kind: 'commit';

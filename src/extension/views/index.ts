@@ -1,19 +1,32 @@
 import * as vscode from 'vscode';
-import { throttled } from '../throttled';
+
+import { COMMANDS } from '../commands/ids';
 import { parseEntityUri } from '../documents/uris';
 import type { Services } from '../services';
-import { CollectionsTree } from './collections-tree';
+import { throttled } from '../throttled';
+import { ChatModelAvailability } from './chat-model';
+import { collectionsMessage } from './collections-message';
+import { type CollectionNode, CollectionsTree } from './collections-tree';
 import { HistoryTree } from './history-tree';
+import { registerSnapshotsView, type SnapshotsTree } from './snapshots-tree';
 
 export interface Views {
   collections: CollectionsTree;
+  /** The Collections tree view itself (to reveal a row). */
+  collectionsView: vscode.TreeView<CollectionNode>;
   history: HistoryTree;
-  /** What the Collections view says above its rows (why documents are missing in Restricted Mode). */
+  snapshots: SnapshotsTree;
+  /** Whether a chat language model is available (undefined until VS Code has answered). */
+  chatModel: ChatModelAvailability;
+  /** What the Collections view says above its rows (Restricted Mode, no chat model). */
   collectionsMessage(): string | undefined;
 }
 
 /** Bursts of writes (a doc sync, an import) refresh the tree at most this often, not per entity. */
 const REFRESH_DELAY_MS = 250;
+
+/** The walkthrough's id as VS Code knows it: `publisher.name#id` (see contributes.walkthroughs). */
+export const WALKTHROUGH = 'workspace-memory.workspace-memory#workspaceMemory.gettingStarted';
 
 export function registerViews(context: vscode.ExtensionContext, services: Services): Views {
   const collections = new CollectionsTree(services);
@@ -23,20 +36,32 @@ export function registerViews(context: vscode.ExtensionContext, services: Servic
     showCollapseAll: true,
   });
   const historyView = vscode.window.createTreeView('workspaceMemory.history', { treeDataProvider: history });
+  const snapshots = registerSnapshotsView(context, services);
+  const chatModel = new ChatModelAvailability();
 
   history.view = historyView;
-  // In Restricted Mode the view says why the workspace's documents are missing, above whatever it lists.
-  const explainTrust = () => {
-    collectionsView.message = vscode.workspace.isTrusted
-      ? undefined
-      : vscode.l10n.t('Restricted Mode: this workspace’s documents are not ingested until you trust it.');
+  // The welcome text for Restricted Mode goes by this key, not VS Code's `isWorkspaceTrusted`: that
+  // one is unset (so `!isWorkspaceTrusted` holds) until the workbench's trust service has started,
+  // which on a first open came after the view showed, so a trusted workspace read "Restricted Mode".
+  // The extension host knows the answer when it runs this.
+  const explain = () => {
+    void vscode.commands.executeCommand('setContext', 'workspaceMemory.restricted', !vscode.workspace.isTrusted);
+    collectionsView.message = collectionsMessage({
+      trusted: vscode.workspace.isTrusted,
+      chatModel: chatModel.available,
+    });
   };
-  explainTrust();
+  explain();
   const refresh = throttled(REFRESH_DELAY_MS, () => collections.refresh());
   context.subscriptions.push(
     collectionsView,
     historyView,
-    vscode.workspace.onDidGrantWorkspaceTrust(explainTrust),
+    chatModel,
+    chatModel.onDidChange(explain),
+    vscode.workspace.onDidGrantWorkspaceTrust(explain),
+    vscode.commands.registerCommand(COMMANDS.openWalkthrough, () =>
+      vscode.commands.executeCommand('workbench.action.openWalkthrough', WALKTHROUGH, false),
+    ),
     collectionsView.onDidChangeSelection(({ selection }) => {
       const node = selection[0];
       if (node?.kind === 'entity') history.show(node.entity);
@@ -51,5 +76,12 @@ export function registerViews(context: vscode.ExtensionContext, services: Servic
     }),
     refresh,
   );
-  return { collections, history, collectionsMessage: () => collectionsView.message };
+  return {
+    collections,
+    collectionsView,
+    history,
+    snapshots: snapshots.tree,
+    chatModel,
+    collectionsMessage: () => collectionsView.message,
+  };
 }

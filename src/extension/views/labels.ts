@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { SHARED_AGENT_ID, type Entity, type EntityType } from '../../core/types';
+
+import { type Entity, type EntityType, SHARED_AGENT_ID } from '../../core/types';
 
 /** How each type looks in the views. */
 export const TYPE_INFO: Record<EntityType, { plural: string; icon: string }> = {
@@ -21,6 +22,24 @@ export function entityLabel(entity: Entity): string {
   const firstLine = entity.content.split('\n').find((line) => line.trim()) ?? entity.id;
   const text = firstLine.replace(/^#+\s*/, '').trim();
   return text.length > LABEL_LENGTH ? `${text.slice(0, LABEL_LENGTH - 1)}…` : text;
+}
+
+/**
+ * A document chunk under its document: its place and heading (or first
+ * line); the document's path is its group's label already.
+ */
+export function chunkLabel(entity: Entity): string {
+  if (entity.type !== 'knowledge') return entityLabel(entity);
+  const place = entity.chunkIndex === undefined ? '' : `${entity.chunkIndex + 1}. `;
+  const heading = entity.headingPath?.at(-1);
+  if (heading) return `${place}${heading}`;
+  const firstLine =
+    entity.content
+      .split('\n')
+      .find((line) => line.trim())
+      ?.replace(/^#+\s*/, '')
+      .trim() ?? entity.id;
+  return `${place}${firstLine.length > LABEL_LENGTH ? `${firstLine.slice(0, LABEL_LENGTH - 1)}…` : firstLine}`;
 }
 
 export function entityDescription(entity: Entity): string {

@@ -1,19 +1,20 @@
-import { Command } from 'commander';
-import { type ConsolidationReport, type ConsolidationTarget, consolidate } from '../../core/ai/consolidation';
-import { type MiningReport, type PlannedItem, mineSession } from '../../core/ai/mining';
+import type { Command } from 'commander';
+
+import { consolidate, type ConsolidationReport, type ConsolidationTarget } from '../../core/ai/consolidation';
+import { mineSession, type MiningReport, type PlannedItem } from '../../core/ai/mining';
 import { MemoryError } from '../../core/errors';
+import { oneLine } from '../../core/text';
 import {
-  type GlobalOptions,
-  type ScopeOptions,
   chatFromEnvironment,
+  type GlobalOptions,
   interruptible,
   parseInteger,
   progress,
+  type ScopeOptions,
   withMemory,
   withScopeOptions,
   withStoreOptions,
 } from './context';
-import { oneLine } from '../../core/text';
 import { counted, inline, print, printJson } from './output';
 
 const TARGETS: readonly ConsolidationTarget[] = ['memory', 'skill', 'knowledge'];

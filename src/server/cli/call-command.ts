@@ -1,10 +1,11 @@
-import { Command } from 'commander';
+import type { Command } from 'commander';
+
 import { MemoryError } from '../../core/errors';
 import { jsonSchemaOf, operationsFor, runOperation } from '../../core/operations';
 import {
-  type ScopeOptions,
   parseJsonObject,
   readStdin,
+  type ScopeOptions,
   withMemory,
   withScopeOptions,
   withStoreOptions,

@@ -1,13 +1,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+
+import type { Command } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
+
 import { OpenAiCompatibleEmbedder } from '../../core/ai/embedder';
 import { OpenAiCompatibleChat } from '../../core/ai/provider';
-import { Memory } from '../../core/memory';
 import { MemoryError } from '../../core/errors';
+import { Memory } from '../../core/memory';
 import type { OperationScope } from '../../core/operations';
-import { endProgress, printError, printProgress } from './output';
 import { CONTENT_LIMIT, IMPORT_LIMIT, type ReadLimit, sizeOf } from './files';
+import { endProgress, printError, printProgress } from './output';
 
 /** Options every command takes. */
 export interface GlobalOptions {

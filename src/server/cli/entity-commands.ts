@@ -1,13 +1,14 @@
-import { Command } from 'commander';
+import type { Command } from 'commander';
+
 import { MemoryError } from '../../core/errors';
 import { ENTITY_TYPES, type EntityType } from '../../core/types';
 import { assertEntityType } from '../../core/validation';
 import {
   type GlobalOptions,
-  type ScopeOptions,
   parseInteger,
   parseJsonObject,
   pipedInput,
+  type ScopeOptions,
   withMemory,
   withScopeOptions,
   withStoreOptions,
@@ -99,7 +100,7 @@ export function registerEntityCommands(program: Command): void {
         const [entity, commit, dedup] = await withMemory(options, async (memory) => {
           if (!options.dedup)
             return [
-              ...(await memory.collection(entityType).save(options.agent, options.user, fields as never)),
+              ...(await memory.collection(entityType).save(options.agent, options.user, fields)),
               undefined,
             ] as const;
           if (entityType === 'memory')
@@ -172,7 +173,7 @@ export function registerEntityCommands(program: Command): void {
       const [entity, commit] = await withMemory(options, async (memory) => {
         const current = await memory.get(id);
         if (!current) throw new MemoryError('NOT_FOUND', `No entity with id ${id}.`);
-        return memory.collection(current.type).update(id, fields as never);
+        return memory.collection(current.type).update(id, fields);
       });
       if (options.json) printJson({ entity, commit });
       else print(`updated ${entity.id} (commit ${commit.hash.slice(0, 12)})`);

@@ -1,6 +1,7 @@
-import * as fs from 'node:fs';
 import { constants as bufferConstants } from 'node:buffer';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { readBoundedSync } from '../../core/bounded-read';
 import { MemoryError, type MemoryErrorCode } from '../../core/errors';
 import { LIMITS } from '../../core/validation';

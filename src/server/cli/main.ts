@@ -1,14 +1,15 @@
 import { Command, CommanderError } from 'commander';
+
 import { isMemoryError } from '../../core/errors';
-import { INTERRUPTED_EXIT_CODE } from './context';
 import { registerAiCommands } from './ai-commands';
 import { registerCallCommand } from './call-command';
+import { INTERRUPTED_EXIT_CODE } from './context';
 import { registerEntityCommands } from './entity-commands';
 import { registerMcpCommand } from './mcp-command';
+import { commanderOutput, guardOutput, printError } from './output';
 import { registerRagCommands } from './rag-commands';
 import { registerSearchCommands } from './search-commands';
 import { registerStoreCommands } from './store-commands';
-import { commanderOutput, guardOutput, printError } from './output';
 
 declare const PACKAGE_VERSION: string;
 
@@ -54,6 +55,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv).then((code) => {
+// main reports every error it expects; one escaping it is a bug, left to Node's unhandled-rejection crash (stack and exit 1).
+void main(process.argv).then((code) => {
   process.exitCode = code;
 });

@@ -1,4 +1,5 @@
-import { Command } from 'commander';
+import type { Command } from 'commander';
+
 import { SCOPED_ONLY_HELP, serveStdio } from '../mcp/stdio';
 import { type ScopeOptions, withScopeOptions, withStoreOptions } from './context';
 

@@ -1,19 +1,27 @@
-import { Command } from 'commander';
+import type { Command } from 'commander';
+
 import { MemoryError } from '../../core/errors';
 import { DEFAULT_DOC_EXTENSIONS } from '../../core/rag/loader';
-import type { RagQueryResult, SyncReport } from '../../core/rag/rag';
+import type { RagQueryResult, SyncProgress, SyncReport } from '../../core/rag/rag';
 import {
-  type GlobalOptions,
   agentOption,
   chatFromEnvironment,
+  type GlobalOptions,
   interruptible,
   parseInteger,
-  progress,
   withMemory,
   withStoreOptions,
 } from './context';
-import { counted, inline, print, printJson } from './output';
+import { counted, inline, print, printJson, printProgress } from './output';
 import { snippetOf } from './snippet';
+
+/**
+ * The progress line of a sync: the count covers the whole job (files
+ * checked, then documents written), the phase says which part it is in.
+ */
+export function syncProgressText({ phase, done, total }: SyncProgress): string {
+  return `${done} of ${total}: ${phase === 'reading' ? 'reading files' : 'writing chunks'}`;
+}
 
 interface RagOptions extends GlobalOptions {
   agent: string;
@@ -86,7 +94,7 @@ export function registerRagCommands(program: Command): void {
                 ...(options.maxChars !== undefined ? { maxChars: options.maxChars } : {}),
                 ...(options.rechunk ? { rechunk: true } : {}),
                 signal,
-                onProgress: progress('files'),
+                onProgress: (step) => printProgress(syncProgressText(step)),
               }),
             ),
           );
@@ -115,7 +123,7 @@ export function registerRagCommands(program: Command): void {
   withAgent(rag.command('status'))
     .description('the documents ingested for an agent and their chunks')
     .action(async (options: RagOptions) => {
-      const status = await withMemory(options, async (memory) => memory.rag.status(options.agent));
+      const status = await withMemory(options, (memory) => Promise.resolve(memory.rag.status(options.agent)));
       if (options.json) return printJson(status);
       status.documents.forEach((document) => print(`${String(document.chunks).padStart(5)}  ${inline(document.path)}`));
       print(`${counted(status.files, 'file')}, ${counted(status.chunks, 'chunk')}`);

@@ -1,14 +1,15 @@
-import { Command } from 'commander';
+import type { Command } from 'commander';
+
 import { MemoryError } from '../../core/errors';
 import { recallText } from '../../core/recall/recall';
 import type { SearchResult } from '../../core/search/searcher';
 import { assertEntityType } from '../../core/validation';
 import {
   type GlobalOptions,
-  type ScopeOptions,
   interruptible,
   parseInteger,
   progress,
+  type ScopeOptions,
   withMemory,
   withScopeOptions,
   withStoreOptions,

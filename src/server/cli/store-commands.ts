@@ -1,10 +1,13 @@
 import * as path from 'node:path';
-import { Command } from 'commander';
+
+import type { Command } from 'commander';
+
 import { MemoryError } from '../../core/errors';
 import type { SnapshotInfo } from '../../core/snapshots';
 import { type GlobalOptions, parseInteger, parseNumber, readStdin, withMemory, withStoreOptions } from './context';
 import { readTextFile, writeTextFile } from './files';
-import { counted, inline, noun, print, printJson } from './output';
+import { counted, inline, noun, print, printError, printJson } from './output';
+import { confirm, describeRestore } from './restore-confirm';
 
 function snapshotLine(info: SnapshotInfo): string {
   // Labels are checked when made, but a store from an older version may hold any: one line, escaped.
@@ -37,11 +40,38 @@ export function registerStoreCommands(program: Command): void {
       else print(list.length ? list.map(snapshotLine).join('\n') : 'no snapshots');
     });
   withStoreOptions(snapshot.command('restore <id>'))
-    .description('replace the whole store with a snapshot (atomic)')
-    .action(async (id: string, options: GlobalOptions) => {
-      const info = await withMemory(options, (memory) => memory.restore(id));
-      if (options.json) printJson(info);
-      else print(`restored ${snapshotLine(info)}`);
+    .description(
+      'replace the whole store with a snapshot (atomic): shows what would change and asks first; ' +
+        'without a terminal it refuses (exit 2) unless given --yes',
+    )
+    .option('--yes', 'restore without asking (scripts: required when not on a terminal)', false)
+    .action(async (id: string, options: GlobalOptions & { yes: boolean }) => {
+      await withMemory(options, async (memory) => {
+        const preview = await memory.restorePreview(id);
+        const summary = describeRestore(preview);
+        if (!options.yes) {
+          // The question and what it is about go to standard error: they are not the command's output.
+          printError(`Restoring ${snapshotLine(preview.snapshot)} would:\n${summary}`);
+          if (!process.stdin.isTTY || !process.stderr.isTTY) {
+            // Nobody to ask: a script must say --yes; like a missing option, bad usage (exit 2).
+            printError(
+              'workspace-memory: snapshot restore replaces the whole store and there is no terminal to ask on; ' +
+                'nothing was changed. Give --yes to restore.',
+            );
+            process.exitCode = 2;
+            return;
+          }
+          if (!(await confirm('Restore this snapshot?', { input: process.stdin, output: process.stderr }))) {
+            printError('not restored; nothing was changed');
+            process.exitCode = 1;
+            return;
+          }
+        }
+        const info = await memory.restore(id);
+        const { restored, removed, changed, unchanged } = preview;
+        if (options.json) printJson({ ...info, changes: { restored, removed, changed, unchanged } });
+        else print(`restored ${snapshotLine(info)}\n${summary}`);
+      });
     });
 
   withStoreOptions(program.command('export'))

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
+
 import { isMemoryError } from '../../core/errors';
 import { defaultDir, scopeFromEnvironment } from '../cli/context';
-import { SCOPED_ONLY_HELP, logToStderr, serveStdio } from './stdio';
+import { logToStderr, SCOPED_ONLY_HELP, serveStdio } from './stdio';
 
 declare const PACKAGE_VERSION: string;
 

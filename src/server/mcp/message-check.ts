@@ -4,13 +4,14 @@ import {
   JSONRPCNotificationSchema,
   JSONRPCRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+
 import {
   type ErrorReply,
+  errorReply,
   INVALID_PARAMS,
   INVALID_REQUEST,
   PARSE_ERROR,
   type ReplyId,
-  errorReply,
   usableId,
 } from './jsonrpc-errors';
 import { describeIssues, paramsProblem } from './params-check';

@@ -1,17 +1,18 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  type CallToolResult,
   CallToolRequestSchema,
+  type CallToolResult,
   ListToolsRequestSchema,
   type Tool,
   type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
+
 import { isMemoryError } from '../../core/errors';
 import {
-  type OperationScope,
-  type OperationStore,
   jsonSchemaOf,
+  type OperationScope,
   operationsFor,
+  type OperationStore,
   runOperation,
 } from '../../core/operations';
 import type { Operation, OperationSurface } from '../../core/operations/types';

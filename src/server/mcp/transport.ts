@@ -1,11 +1,13 @@
 import type { Readable, Writable } from 'node:stream';
+
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
 import { LIMITS } from '../../core/validation';
-import { type ErrorReply, INVALID_REQUEST, errorReply } from './jsonrpc-errors';
+import { type ErrorReply, errorReply, INVALID_REQUEST } from './jsonrpc-errors';
 import { LineReader } from './line-reader';
-import { type Verdict, checkLine } from './message-check';
+import { checkLine, type Verdict } from './message-check';
 
 /**
  * The longest message line the server reads, in bytes. The largest

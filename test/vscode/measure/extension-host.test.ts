@@ -5,8 +5,10 @@
 // `npm run bench:vscode`; the harness prepares the stores and the documents
 // (see test/vscode/runs.mjs) and prints the figures.
 import * as assert from 'node:assert/strict';
-import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+
 import * as vscode from 'vscode';
+
 import { EXTENSION_ID, extensionApi, waitFor } from '../suite/extension-api';
 import { report } from '../suite/harness';
 
@@ -71,7 +73,7 @@ describe('extension host cost', function () {
     );
     // What else runs in this extension host (all of VS Code's built-ins with code, or none of them in measure-alone).
     const others = vscode.extensions.all.filter(
-      (extension) => extension.id !== EXTENSION_ID && extension.packageJSON.main,
+      (extension) => extension.id !== EXTENSION_ID && Boolean((extension.packageJSON as { main?: string }).main),
     );
     await report(`[measure] other extensions with code in this host: ${others.length}`);
   });

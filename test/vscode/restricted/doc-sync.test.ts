@@ -3,7 +3,9 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import * as vscode from 'vscode';
+
 import { extensionApi, waitFor } from '../suite/extension-api';
 import { screenshot } from '../suite/harness';
 

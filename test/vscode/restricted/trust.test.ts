@@ -1,6 +1,7 @@
 // Runs on a workspace VS Code opened in Restricted Mode (see the `restricted`
 // run in test/vscode/run.mjs): features that need trust must stay off here.
 import * as assert from 'node:assert/strict';
+
 import * as vscode from 'vscode';
 
 describe('restricted mode', () => {

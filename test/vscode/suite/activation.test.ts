@@ -1,6 +1,8 @@
 // Smoke test: the extension is installed in the development host and activates.
 import * as assert from 'node:assert/strict';
+
 import * as vscode from 'vscode';
+
 import { HARNESS_ENV, hasHarness, screenshot } from './harness';
 
 const EXTENSION_ID = 'workspace-memory.workspace-memory';

@@ -2,11 +2,12 @@
 // it, with the fake deterministic model selected: each command's effect on
 // the store, the model's requests and the conversation's session.
 import * as assert from 'node:assert/strict';
+
 import * as vscode from 'vscode';
-import type { ConsolidationPlan } from '../../../src/core/ai/consolidation';
+
 import type { MemoryEntity, SessionEntity } from '../../../src/core/types';
-import { COMMANDS } from '../../../src/extension/commands/ids';
 import type { ChatMetadata } from '../../../src/extension/chat/conversation';
+import { COMMANDS } from '../../../src/extension/commands/ids';
 import { extensionApi, waitFor } from './extension-api';
 import { fakeModel, sendChat } from './fake-model';
 import { screenshot } from './harness';
@@ -167,7 +168,7 @@ describe('@memory chat participant', function () {
       const { metadata } = await sendChat('@memory I prefer dark themes in every editor');
       const { memory, scope } = await store();
       await waitFor('the auto-mined profile fact', async () => {
-        const profile = await memory.profiles.getByUser(scope.agentId, scope.userId!);
+        const profile = await memory.profiles.getByUser(scope.agentId, scope.userId);
         return /I prefer dark themes/.test(profile?.content ?? '');
       });
       assert.equal((await session(metadata!)).mined, true);
@@ -192,7 +193,7 @@ describe('@memory chat participant', function () {
       content: 'Duplicate note: cached entries expire after a minute',
     });
     const { metadata } = await sendChat('@memory /consolidate memory');
-    const plan = metadata?.plan as ConsolidationPlan | undefined;
+    const plan = metadata?.plan;
     assert.ok(plan, JSON.stringify(metadata));
     assert.deepEqual(
       plan.merges.map((merge) => [...merge.ids].sort()),

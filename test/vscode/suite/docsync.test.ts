@@ -2,7 +2,9 @@
 // deleted in the workspace reaches the store through the file watcher alone
 // (no command), as knowledge chunks with history.
 import * as assert from 'node:assert/strict';
+
 import * as vscode from 'vscode';
+
 import type { KnowledgeEntity } from '../../../src/core/types';
 import { extensionApi, waitFor } from './extension-api';
 

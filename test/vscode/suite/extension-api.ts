@@ -1,6 +1,7 @@
 // Reaching the extension under test: its exported API (services and views)
 // and a poll for conditions that become true asynchronously.
 import * as vscode from 'vscode';
+
 import type { WorkspaceMemoryApi } from '../../../src/extension';
 
 export const EXTENSION_ID = 'workspace-memory.workspace-memory';
@@ -38,7 +39,10 @@ export async function waitFor<T>(
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `Timed out waiting for ${what}${last ? `: ${last instanceof Error ? last.message : JSON.stringify(last)}` : ''}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -1,6 +1,7 @@
 // The test-only fake language model (test/vscode/fixtures/fake-model), loaded
 // as a second extension under development, and chat requests driven with it.
 import * as vscode from 'vscode';
+
 import type { ChatMetadata } from '../../../src/extension/chat/conversation';
 
 export const FAKE_MODEL_EXTENSION_ID = 'workspace-memory-test.fake-model';

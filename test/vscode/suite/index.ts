@@ -4,7 +4,9 @@
 // to the harness through codeAutomationExit.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import Mocha from 'mocha';
+
 import { flush, report } from './harness';
 import { createReporter } from './reporter';
 

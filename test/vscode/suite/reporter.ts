@@ -2,6 +2,7 @@
 // instead of the extension host's console, which no terminal shows. It ends
 // with the plain "N passed, N failed, N skipped" line CI reads.
 import Mocha from 'mocha';
+
 import { report, reportResult } from './harness';
 
 const { EVENT_SUITE_BEGIN, EVENT_SUITE_END, EVENT_TEST_PASS, EVENT_TEST_FAIL, EVENT_TEST_PENDING, EVENT_RUN_END } =

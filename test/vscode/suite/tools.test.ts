@@ -3,7 +3,9 @@
 // confirmation outside chat with a modal dialog, so those are invoked as
 // approved through the fake model extension (see fixtures/fake-model).
 import * as assert from 'node:assert/strict';
+
 import * as vscode from 'vscode';
+
 import { EXTENSION_ID, extensionApi, waitFor } from './extension-api';
 import { fakeModel, toolText } from './fake-model';
 

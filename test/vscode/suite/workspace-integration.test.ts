@@ -2,10 +2,13 @@
 // and the MCP server VS Code is offered, run beside the extension on the
 // same store.
 import * as assert from 'node:assert/strict';
-import * as vscode from 'vscode';
+
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import * as vscode from 'vscode';
+
 import type { MemoryEntity } from '../../../src/core/types';
+import { entitiesShownIn } from './collections-walk';
 import { EXTENSION_ID, extensionApi, waitFor } from './extension-api';
 
 describe('editor and workspace commands', () => {
@@ -76,12 +79,8 @@ describe('MCP server definition', () => {
       await client.close();
     }
     await waitFor('the view to show the MCP write', async () => {
-      const types = await views.collections.getChildren();
-      const memories = types.find((n) => n.kind === 'type' && n.type === 'memory');
-      if (!memories) return false;
-      const scopes = await views.collections.getChildren(memories);
-      const rows = (await Promise.all(scopes.map((scope) => views.collections.getChildren(scope)))).flat();
-      return rows.some((row) => row.kind === 'entity' && row.entity.content === 'Saved by an MCP client');
+      const shown = await entitiesShownIn(views, 'memory');
+      return shown.some((entity) => entity.content === 'Saved by an MCP client');
     });
   });
 });

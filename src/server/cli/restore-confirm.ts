@@ -1,0 +1,64 @@
+import * as readline from 'node:readline/promises';
+
+import type { RestoreChange, RestorePreview } from '../../core/snapshots';
+import type { EntityType } from '../../core/types';
+import { counted } from './output';
+
+/** Plurals of the entity types, for "2 memories, 1 knowledge". */
+const PLURAL: Record<EntityType, string> = {
+  memory: 'memories',
+  skill: 'skills',
+  knowledge: 'knowledge',
+  session: 'sessions',
+  profile: 'profiles',
+};
+
+/** How many ids a line names before "and N more": the summary must fit on a screen. */
+const IDS_SHOWN = 5;
+
+function changeLine(verb: string, change: RestoreChange): string {
+  const types = Object.entries(change.byType)
+    .map(([type, n]) => counted(n, type, PLURAL[type as EntityType]))
+    .join(', ');
+  const shown = change.ids.slice(0, IDS_SHOWN).map((entry) => entry.id);
+  const more = change.total - shown.length;
+  const ids = `${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}`;
+  return `  ${verb.padEnd(11)} ${counted(change.total, 'entity', 'entities')} (${types}): ${ids}`;
+}
+
+/**
+ * What a restore would change, for people: one line per kind of change that
+ * has any, and how many entities stay as they are.
+ */
+export function describeRestore(preview: RestorePreview): string {
+  const kinds: [string, RestoreChange][] = [
+    ['bring back', preview.restored],
+    ['remove', preview.removed],
+    ['change', preview.changed],
+  ];
+  const lines = kinds.filter(([, change]) => change.total > 0).map(([verb, change]) => changeLine(verb, change));
+  if (lines.length === 0) lines.push('  no entity changes (the history of edits since is rewound)');
+  lines.push(`  keep        ${counted(preview.unchanged, 'entity', 'entities')} as they are`);
+  return lines.join('\n');
+}
+
+/** Streams a question is asked on; a terminal when `isTTY` is set. */
+export interface Prompt {
+  input: NodeJS.ReadableStream & { isTTY?: boolean };
+  output: NodeJS.WritableStream;
+}
+
+/**
+ * Asks a yes/no question and waits for the answer: yes only for "y" or
+ * "yes" (any case); anything else, or input that ends, is no.
+ */
+export async function confirm(question: string, prompt: Prompt): Promise<boolean> {
+  const rl = readline.createInterface({ input: prompt.input, output: prompt.output, terminal: false });
+  try {
+    const closed = new Promise<string>((resolve) => rl.once('close', () => resolve('')));
+    const answer = await Promise.race([rl.question(`${question} [y/N] `), closed]);
+    return /^\s*y(es)?\s*$/i.test(answer);
+  } finally {
+    rl.close();
+  }
+}

@@ -1,0 +1,109 @@
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { PassThrough } from 'node:stream';
+
+import { confirm, describeRestore } from '../../src/server/cli/restore-confirm';
+import { tempDir } from './helpers';
+
+const CLI = path.join(__dirname, '..', '..', 'dist', 'cli.js');
+
+function cli(args: string[]) {
+  // Standard input is a pipe, not a terminal: as in a script.
+  const result = spawnSync(process.execPath, [CLI, ...args], { input: '', encoding: 'utf8' });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function json<T = Record<string, unknown>>(args: string[]): T {
+  const result = cli([...args, '--json']);
+  assert.equal(result.code, 0, result.stderr);
+  return JSON.parse(result.stdout) as T;
+}
+
+async function answer(text: string | null): Promise<{ yes: boolean; asked: string }> {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let asked = '';
+  output.on('data', (chunk: Buffer) => (asked += chunk.toString('utf8')));
+  const pending = confirm('Restore this snapshot?', { input, output });
+  if (text === null) input.end();
+  else input.write(text);
+  return { yes: await pending, asked };
+}
+
+describe('cli: snapshot restore asks first', () => {
+  let dir: string;
+  let snapshot: string;
+  let added: string;
+  beforeEach(() => {
+    dir = tempDir('wm-cli-restore-');
+    json(['init', '--dir', dir]);
+    json(['save', 'memory', '--dir', dir, '--content', 'kept']);
+    snapshot = json<{ id: string }>(['snapshot', 'create', 'first', '--dir', dir]).id;
+    added = json<{ entity: { id: string } }>(['save', 'memory', '--dir', dir, '--content', 'dropped by restore']).entity
+      .id;
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('without a terminal and without --yes, shows what would change, refuses with exit 2 and changes nothing', () => {
+    const result = cli(['snapshot', 'restore', snapshot, '--dir', dir]);
+    assert.equal(result.code, 2, result.stderr);
+    assert.equal(result.stdout, '');
+    assert.match(result.stderr, new RegExp(`remove +1 entity \\(1 memory\\): ${added}`));
+    assert.match(result.stderr, /keep +1 entity as they are/);
+    assert.match(result.stderr, /Give --yes to restore/);
+    assert.equal(json<{ memories: number }>(['stats', '--dir', dir]).memories, 2);
+  });
+
+  it('with --yes restores and prints what changed; --json adds the changes to the snapshot', () => {
+    const text = cli(['snapshot', 'restore', snapshot, '--dir', dir, '--yes']);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(
+      text.stdout,
+      new RegExp(`^restored ${snapshot} .*first\\n  remove +1 entity \\(1 memory\\): ${added}\\n`),
+    );
+    assert.equal(json<{ memories: number }>(['stats', '--dir', dir]).memories, 1);
+
+    json(['save', 'memory', '--dir', dir, '--content', 'dropped again']);
+    const result = json<{ id: string; label: string; changes: { removed: { total: number }; unchanged: number } }>([
+      'snapshot',
+      'restore',
+      snapshot,
+      '--dir',
+      dir,
+      '--yes',
+    ]);
+    assert.equal(result.id, snapshot);
+    assert.equal(result.label, 'first');
+    assert.equal(result.changes.removed.total, 1);
+    assert.equal(result.changes.unchanged, 1);
+  });
+
+  it('an unknown snapshot is an error before anything is asked', () => {
+    const result = cli(['snapshot', 'restore', 'snap-nope', '--dir', dir]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /SNAPSHOT_NOT_FOUND/);
+  });
+
+  it('takes only y or yes as consent; anything else, or no answer, is no', async () => {
+    for (const yes of ['y\n', 'YES\n', ' yes \n']) assert.equal((await answer(yes)).yes, true, yes);
+    for (const no of ['\n', 'n\n', 'yep\n', 'no\n', null]) assert.equal((await answer(no)).yes, false, String(no));
+    assert.equal((await answer('n\n')).asked, 'Restore this snapshot? [y/N] ');
+  });
+
+  it('describes a restore that changes no entity', () => {
+    const none = { total: 0, byType: {}, ids: [] };
+    const text = describeRestore({
+      snapshot: { id: 'snap-x', label: '', createdAt: '', entities: 3, bytes: 0 },
+      restored: none,
+      removed: none,
+      changed: none,
+      unchanged: 3,
+    });
+    assert.equal(
+      text,
+      '  no entity changes (the history of edits since is rewound)\n  keep        3 entities as they are',
+    );
+  });
+});
