@@ -82,7 +82,12 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * `Memory.open({ dir })` and `close()` it when done. Several processes may
  * open the same folder at once.
  */
+/** Read counts that another process's write kept from being recorded wait here, at most this many. */
+const MAX_UNRECORDED_ACCESS = 10_000;
+
 export class Memory {
+  /** Recalled ids whose read counts wait for the next write lock recall can take without waiting. */
+  private unrecordedAccess: string[] = [];
   readonly memories: MemoryCollection;
   readonly skills: AgentScopedCollection<'skill'>;
   readonly knowledge: AgentScopedCollection<'knowledge'>;
@@ -259,7 +264,7 @@ export class Memory {
           this.knowledge.search(agent, text, limit, { includeShared }),
         profile: async (agent, user) =>
           (await this.profiles.getByUser(agent, user)) ?? (await this.profiles.getSharedByUser(user)),
-        markRecalled: async (ids) => this.db.transaction(() => this.store.incrementAccess(ids)),
+        markRecalled: async (ids) => this.recordAccess(ids),
       },
       agentId,
       userId,
@@ -350,7 +355,26 @@ export class Memory {
     return this.db.isClosed;
   }
 
+  /**
+   * Read counts are a ranking hint: recall records them without waiting for
+   * another process's write (a saveMany batch holds the lock for 100-500 ms,
+   * which recall used to wait out), and keeps them for its next try when the
+   * lock is taken; close() records what is left.
+   */
+  private recordAccess(ids: readonly string[]): void {
+    const all = [...this.unrecordedAccess, ...ids].slice(-MAX_UNRECORDED_ACCESS);
+    this.unrecordedAccess = this.db.tryTransaction(() => this.store.incrementAccess(all)) ? [] : all;
+  }
+
   async close(): Promise<void> {
+    if (this.unrecordedAccess.length > 0 && !this.db.isClosed) {
+      try {
+        this.db.transaction(() => this.store.incrementAccess(this.unrecordedAccess));
+      } catch {
+        // Read counts only: a close never fails over them.
+      }
+      this.unrecordedAccess = [];
+    }
     this.db.close();
   }
 }
