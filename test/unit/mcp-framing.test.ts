@@ -172,4 +172,53 @@ describe('mcp framing: the guarded stdio transport', () => {
     await ends.settle();
     assert.equal(ends.closed(), 1);
   });
+
+  /**
+   * Tester's minor note: a flood of replies to a slow client printed a
+   * MaxListenersExceededWarning, one 'drain' listener per reply written
+   * while the pipe was full. One listener serves all of them now.
+   */
+  it('waits for a full output with one drain listener, however many replies queue', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough({ highWaterMark: 16 });
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const transport = new GuardedStdioTransport(input, output, { log: () => undefined });
+      await transport.start();
+      let resolved = 0;
+      const sends = Array.from({ length: 50 }, (_, id) =>
+        transport.send({ jsonrpc: '2.0', id, result: {} }).then(() => resolved++),
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(resolved, 0, 'nothing is written until the client reads');
+      assert.ok(output.listenerCount('drain') <= 1, `${output.listenerCount('drain')} drain listeners`);
+      output.resume();
+      await Promise.all(sends);
+      assert.equal(output.listenerCount('drain'), 0);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(
+        warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning'),
+        [],
+      );
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('does not leave a reply waiting forever when the output closes while full', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough({ highWaterMark: 16 });
+    const transport = new GuardedStdioTransport(input, output, { log: () => undefined });
+    transport.onerror = () => undefined;
+    await transport.start();
+    const sends = Array.from({ length: 5 }, (_, id) => transport.send({ jsonrpc: '2.0', id, result: {} }));
+    output.destroy();
+    const timeout = new Promise<string>((resolve) => setTimeout(() => resolve('still waiting'), 1000));
+    assert.equal(await Promise.race([Promise.all(sends).then(() => 'settled'), timeout]), 'settled');
+    assert.equal(output.listenerCount('drain'), 0);
+    const late = transport.send({ jsonrpc: '2.0', id: 'late', result: {} });
+    assert.equal(await Promise.race([late.then(() => 'settled'), timeout]), 'settled', 'a send after it closed');
+  });
 });

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -303,6 +303,46 @@ describe('mcp server under malformed and oversized input', function () {
     const unknown = await peer.request('tools/call', { name: 'memory_drop', arguments: {} });
     assert.equal(unknown.result?.isError, true);
     assert.match(toolText(unknown), /Unknown operation "memory_drop".*\[NOT_FOUND\]/);
+    await assertServing();
+  });
+
+  /**
+   * Tester's report J: the SDK's tools/call schema copies `arguments` key by
+   * key, which turns a top-level `__proto__` into the copy's prototype: the
+   * call ran without it. It gets the tool error `call` gives, word for word.
+   */
+  it('refuses a top-level __proto__ in tool arguments as `call` does, saving nothing', async () => {
+    const raw = (id: string, args: string) =>
+      `{"jsonrpc":"2.0","id":"${id}","method":"tools/call","params":{"name":"memory_save","arguments":${args}}}\n`;
+    peer.write(raw('proto', '{"content":"x","__proto__":{"agentId":"b"}}'));
+    const reply = await peer.take((r) => r.id === 'proto', 'the reply to the __proto__ call');
+    assert.equal(reply.result?.isError, true, JSON.stringify(reply));
+    const text = toolText(reply);
+    assert.equal(
+      text,
+      "memory_save: __proto__ is not allowed as a key (it can reach an object's prototype); rename it. [INVALID_INPUT]",
+    );
+    const viaCall = spawnSync(
+      process.execPath,
+      [CLI, 'call', 'memory_save', '{"content":"x","__proto__":{"agentId":"b"}}', '--dir', dir, '--agent', 'a'],
+      { encoding: 'utf8' },
+    );
+    assert.equal(viaCall.status, 1);
+    assert.equal(viaCall.stderr.trim().replace(/^workspace-memory: /, ''), text, 'the same words as `call`');
+    // Nested, or first of several keys: the same refusal, and an unknown tool is still NOT_FOUND.
+    peer.write(raw('first', '{"__proto__":1,"content":"x"}'));
+    assert.match(
+      toolText(await peer.take((r) => r.id === 'first', 'a reply')),
+      /^memory_save: __proto__ is not allowed/,
+    );
+    peer.write(raw('nested', '{"content":"x","metadata":{"__proto__":{"a":1}}}'));
+    assert.match(
+      toolText(await peer.take((r) => r.id === 'nested', 'a reply')),
+      /metadata.*__proto__.*\[INVALID_INPUT\]/,
+    );
+    peer.write(raw('unknown', '{"__proto__":{}}').replace('memory_save', 'memory_drop'));
+    assert.match(toolText(await peer.take((r) => r.id === 'unknown', 'a reply')), /\[NOT_FOUND\]/);
+    // Its stats count only its own save: none of the refused calls saved anything.
     await assertServing();
   });
 

@@ -231,6 +231,39 @@ describe('rag loader', () => {
       const read = await readDocument({ path: path.join(root, 'pipe.md'), relativePath: 'pipe.md' }, { root });
       assert.deepEqual(read, { path: path.join(root, 'pipe.md'), reason: 'not a regular file' });
     });
+
+    /**
+     * Tester's report I: readdir decodes a name that is not valid UTF-8
+     * with U+FFFD in place of the bad bytes, and a path with that name
+     * does not exist, so the file vanished from the sync without a word.
+     */
+    it('reports a file or folder whose name is not valid UTF-8, and loads one whose name has a real U+FFFD', async function () {
+      /** `prefix`, then the bytes `bad`, then `suffix`, as a path under the root (a Buffer: no string can hold it). */
+      const raw = (prefix: string, bad: number[], suffix: string) =>
+        Buffer.concat([Buffer.from(`${root}${path.sep}${prefix}`), Buffer.from(bad), Buffer.from(suffix)]);
+      try {
+        fs.writeFileSync(raw('x', [0xff], '.md'), 'doc');
+      } catch (error) {
+        // macOS (APFS) and Windows refuse such a name outright, so the walk can never meet one there.
+        console.log(`      (skipped: this file system refuses a name that is not UTF-8: ${(error as Error).message})`);
+        this.skip();
+      }
+      fs.writeFileSync(raw('picture', [0xfe], '.png'), 'not a document');
+      fs.mkdirSync(raw('folder', [0xc3, 0x28], ''));
+      fs.writeFileSync(Buffer.concat([raw('folder', [0xc3, 0x28], ''), Buffer.from('/inner.md')]), 'inner');
+      write(root, { 'ok.md': 'ok', 'real\uFFFD.md': 'a name that is valid UTF-8' });
+
+      const result = await loadDocuments(root);
+      assert.deepEqual(relatives(result), ['ok.md', 'real\uFFFD.md']);
+      assert.deepEqual(
+        result.skipped.map((entry) => [path.relative(root, entry.path), entry.reason]),
+        [
+          ['folder\uFFFD(', 'folder name is not valid UTF-8; rename it to load what it holds'],
+          ['x\uFFFD.md', 'file name is not valid UTF-8; rename it to load it'],
+        ],
+        'the .png is no document either way, so it goes unmentioned',
+      );
+    });
   });
 
   describe('.gitignore and extraIgnore', () => {

@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { MemoryError } from '../errors';
@@ -66,4 +67,35 @@ export function byRelativePath(a: { relativePath: string }, b: { relativePath: s
 
 export function byPath(a: { path: string; reason: string }, b: { path: string; reason: string }): number {
   return compare(a.path, b.path) || compare(a.reason, b.reason);
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The names in `folder` that are not valid UTF-8, spelled as readdir gives
+ * them: with U+FFFD for each bad sequence. Such a name cannot be opened by
+ * that spelling (the path would hold the bytes of U+FFFD, not the name's),
+ * nor stored as a document's path, so the walk reports them instead of
+ * losing them on an ENOENT. Called only for a folder where some name holds
+ * U+FFFD, as it reads the folder a second time. A valid name spelled the
+ * same way (one that really holds U+FFFD) is left out: that spelling opens.
+ */
+export function undecodableNames(folder: string): Set<string> {
+  let raw: Buffer[];
+  try {
+    raw = fs.readdirSync(folder, { encoding: 'buffer' });
+  } catch {
+    return new Set(); // Gone since it was listed: its entries will say so.
+  }
+  const bad = new Set<string>();
+  const good = new Set<string>();
+  for (const name of raw) {
+    try {
+      good.add(strictUtf8.decode(name));
+    } catch {
+      bad.add(name.toString('utf8'));
+    }
+  }
+  for (const name of good) bad.delete(name);
+  return bad;
 }

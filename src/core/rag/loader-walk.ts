@@ -24,6 +24,7 @@ import {
   ioReason,
   parentOf,
   tooLarge,
+  undecodableNames,
 } from './loader-util';
 
 /**
@@ -210,16 +211,45 @@ export class Walker {
       folder,
       entries.some((entry) => entry.name === '.gitignore' && !entry.isDirectory()),
     );
+    // U+FFFD is rare in a real name, so only then is the folder read again for the names' bytes.
+    const undecodable = entries.some((entry) => entry.name.includes('\uFFFD'))
+      ? undecodableNames(folder.absolute)
+      : undefined;
     const subfolders: Folder[] = [];
     for (const [index, entry] of entries.entries()) {
       // A folder of 100,000 files is many slices' worth of stat calls.
       if (index % PAUSE_EVERY === PAUSE_EVERY - 1) await this.pause();
+      if (undecodable?.has(entry.name)) {
+        this.undecodable(folder, entry);
+        continue;
+      }
       const relative = folder.relative ? `${folder.relative}/${entry.name}` : entry.name;
       const sorted = this.sort(context, entry.name, relative, entry);
       const sub = sorted === 'candidate' ? this.candidate(context, entry.name, relative, entry) : sorted;
       if (sub) subfolders.push(sub);
     }
     return subfolders;
+  }
+
+  /**
+   * An entry whose name is not valid UTF-8 (see undecodableNames): reported
+   * where the walk would have taken it (a folder it would enter, a file or
+   * link it would load), as the name cannot be opened or stored as it is.
+   * Rules that match by name (.gitignore, hidden folders) are applied to
+   * the name as readdir spells it, which keeps the name's valid parts.
+   */
+  private undecodable(folder: Folder, entry: Dirent): void {
+    const absolute = childPath(folder.absolute, entry.name);
+    const relative = folder.relative ? `${folder.relative}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) {
+      if (entry.name.startsWith('.') || this.exclusion(folder, relative, true)) return;
+      this.skipped.push({ path: absolute, reason: 'folder name is not valid UTF-8; rename it to load what it holds' });
+      return;
+    }
+    // A link may lead to a folder, which is not looked at (that needs the raw name): it is reported whatever its extension.
+    if (!entry.isSymbolicLink() && !this.wanted(entry.name)) return;
+    if (this.exclusion(folder, relative, false)) return;
+    this.skipped.push({ path: absolute, reason: 'file name is not valid UTF-8; rename it to load it' });
   }
 
   /** The folder with its own .gitignore (if `present` and rules are respected) added to the rules in force. */

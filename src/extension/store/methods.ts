@@ -17,6 +17,7 @@ const IMPORT_MAX_BYTES = bufferConstants.MAX_STRING_LENGTH;
 
 import { constants as bufferConstants } from 'node:buffer';
 
+import { isNoSpace, writeFileAtomicSync } from '../../core/atomic-file';
 import { readBoundedSync } from '../../core/bounded-read';
 import {
   type CategorizedType,
@@ -211,11 +212,34 @@ export function workerMethods(memory: Memory) {
       return loadCatalogue().runOperation({ store: memory, scope }, name, args, 'tool');
     },
 
-    /** Writes the portable export to a file; returns how many entities it holds. */
+    /**
+     * Writes the portable export to a file; returns how many entities it holds.
+     * Written beside the file and renamed over it, so a full disk leaves the
+     * previous export whole (see writeFileAtomicSync). The user picked the
+     * path in a save dialog, so a symlink there is followed: its target is
+     * replaced and the link kept, as writing through it used to do.
+     */
     async exportTo(file: string): Promise<{ entities: number; bytes: number }> {
       const data = await memory.export();
       const text = JSON.stringify(data);
-      await fs.writeFile(file, text, 'utf8');
+      let target = file;
+      try {
+        target = await fs.realpath(file);
+      } catch {
+        // Not there yet: written under the name given.
+      }
+      try {
+        writeFileAtomicSync(target, text);
+      } catch (error) {
+        if (isNoSpace(error)) {
+          throw new MemoryError(
+            'STORE_FULL',
+            `Cannot write ${file}: the disk holding it is full; nothing was changed there. Free some space, or pick a file on another disk, and try again.`,
+            { cause: error },
+          );
+        }
+        throw error;
+      }
       const entities = Object.values(data.entities).reduce((sum, list) => sum + list.length, 0);
       return { entities, bytes: Buffer.byteLength(text) };
     },

@@ -2,6 +2,7 @@ import { constants as bufferConstants } from 'node:buffer';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+import { isNoSpace, writeFileAtomicSync } from '../../core/atomic-file';
 import { readBoundedSync } from '../../core/bounded-read';
 import { MemoryError, type MemoryErrorCode } from '../../core/errors';
 import { LIMITS } from '../../core/validation';
@@ -62,55 +63,42 @@ export function readContentFile(file: string): string {
 
 /**
  * Writes a file the user named (export --out), failing with a reason they
- * can act on. A symlink at that path is refused rather than written through:
- * someone else may have planted it to make the export overwrite another
- * file; the user can name the link's target instead.
+ * can act on. The new text is written beside the file and renamed over it
+ * (see writeFileAtomicSync), so a full disk or any other failure leaves a
+ * previous export whole, never truncated. A symlink at that path is refused
+ * rather than written through: someone else may have planted it to make the
+ * export overwrite another file; the user can name the link's target
+ * instead. A folder, device, FIFO or socket there is refused too, before
+ * anything is written, rather than replaced by a file.
  */
 export function writeTextFile(file: string, text: string): void {
-  let fd: number;
   try {
-    refuseLink(file);
-    fd = fs.openSync(file, WRITE_FLAGS, 0o666);
-  } catch (error) {
-    throw fileError('write', file, error);
-  }
-  try {
-    const stats = fs.fstatSync(fd);
-    if (!stats.isFile()) throw notAFile('write', file, stats);
-    // Truncated only now that it is known to be a regular file.
-    fs.ftruncateSync(fd, 0);
-    fs.writeFileSync(fd, text);
+    const stats = existing(file);
+    if (stats?.isSymbolicLink()) throw linkRefused(file);
+    if (stats && !stats.isFile()) throw notAFile('write', file, stats);
+    writeFileAtomicSync(file, text);
   } catch (error) {
     throw error instanceof MemoryError ? error : fileError('write', file, error);
-  } finally {
-    fs.closeSync(fd);
   }
 }
 
-/**
- * Create if missing; no O_TRUNC (the file is truncated once it is known to
- * be a regular one); O_NOFOLLOW closes the window between refuseLink's look
- * and the open; O_NONBLOCK so that a FIFO without a reader fails (ENXIO)
- * instead of waiting forever.
- */
-const WRITE_FLAGS =
-  fs.constants.O_WRONLY | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
-
-function refuseLink(file: string): void {
-  let stats: fs.Stats;
+/** What is at `file` now (not following a link), or undefined if nothing is. */
+function existing(file: string): fs.Stats | undefined {
   try {
-    stats = fs.lstatSync(file);
+    return fs.lstatSync(file);
   } catch {
-    return; // Nothing there yet (or the open will say why not).
+    return undefined; // Nothing there yet (or the write will say why not).
   }
-  if (!stats.isSymbolicLink()) return;
+}
+
+function linkRefused(file: string): MemoryError {
   let target: string;
   try {
     target = fs.realpathSync(file);
   } catch {
     target = path.resolve(path.dirname(file), fs.readlinkSync(file));
   }
-  throw new MemoryError(
+  return new MemoryError(
     'INVALID_INPUT',
     `Cannot write ${file}: it is a symbolic link (to ${target}); name the file itself, or remove the link.`,
   );
@@ -132,7 +120,27 @@ export function sizeOf(bytes: number): string {
 }
 
 function fileError(verb: 'read' | 'write', file: string, error: unknown): MemoryError {
+  if (isNoSpace(error)) {
+    // Not the user's input: the same command works once there is room, and the old file is still whole.
+    const free = freeSpace(path.dirname(path.resolve(file)));
+    return new MemoryError(
+      'STORE_FULL',
+      `Cannot ${verb} ${file}: the disk holding it is full${free === undefined ? '' : ` (${sizeOf(free)} free)`}; ` +
+        `nothing was changed there. Free some space on that disk, or name a file on another one, and try again.`,
+      { cause: error },
+    );
+  }
   return new MemoryError('INVALID_INPUT', `Cannot ${verb} ${file}: ${problem(verb, file, error)}.`, { cause: error });
+}
+
+/** Free space for this user on the file system holding `folder`, or undefined where it cannot be told. */
+function freeSpace(folder: string): number | undefined {
+  try {
+    const stats = fs.statfsSync(folder);
+    return Number(stats.bavail) * Number(stats.bsize);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Node's own messages ("ENOENT: no such file or directory, open ...") say it in its terms, not the user's. */
@@ -147,7 +155,12 @@ function problem(verb: 'read' | 'write', file: string, error: unknown): string {
       return 'a part of the path is a file, not a folder';
     case 'EACCES':
     case 'EPERM':
-      return 'permission denied';
+      // The file is replaced by a new one written beside it, so it is the folder that must be writable.
+      return verb === 'write'
+        ? `permission denied (the folder ${path.dirname(path.resolve(file))} must be writable)`
+        : 'permission denied';
+    case 'EROFS':
+      return 'it is on a read-only file system';
     case 'ELOOP':
       return 'it is a symbolic link (or a loop of them); name the file itself';
     case 'ENXIO':

@@ -1,4 +1,5 @@
 import {
+  type CallToolResult,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
   JSONRPCNotificationSchema,
@@ -15,17 +16,27 @@ import {
   usableId,
 } from './jsonrpc-errors';
 import { describeIssues, paramsProblem } from './params-check';
+import { forbiddenKeyError } from './tool-arguments';
+
+/** A tools/call answered by the guard itself, as the server would answer a failed call: a tool error. */
+export interface ToolErrorReply {
+  jsonrpc: '2.0';
+  id: string | number;
+  result: CallToolResult;
+}
 
 /**
  * What to do with one line from the client: hand a valid message to the
- * SDK, skip a blank line, or refuse it with error replies (none for a
+ * SDK, skip a blank line, refuse it with error replies (none for a
  * notification or a response, which JSON-RPC never answers) and a reason
- * for the log.
+ * for the log, or answer a tools/call whose arguments the SDK would
+ * silently change (see forbiddenKeyError) with a tool error.
  */
 export type Verdict =
   | { kind: 'message'; message: JSONRPCMessage }
   | { kind: 'blank' }
-  | { kind: 'refused'; replies: ErrorReply[]; reason: string };
+  | { kind: 'refused'; replies: ErrorReply[]; reason: string }
+  | { kind: 'answered'; reply: ToolErrorReply; reason: string };
 
 /**
  * Messages may quote the client's input (a JSON syntax error, an unknown
@@ -108,6 +119,13 @@ export function checkValue(value: unknown): Verdict {
   }
   const problem = paramsProblem(hasId ? 'request' : 'notification', value.method, value.params);
   if (problem) return refusedWith(noticeId, INVALID_PARAMS, problem);
+  if (value.method === 'tools/call' && id !== undefined) {
+    const result = forbiddenKeyError(value.params);
+    if (result) {
+      const text = result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+      return { kind: 'answered', reply: { jsonrpc: '2.0', id, result }, reason: cut(text) };
+    }
+  }
   return { kind: 'message', message: envelope.data };
 }
 

@@ -7,7 +7,6 @@ import {
   type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
 
-import { isMemoryError } from '../../core/errors';
 import {
   jsonSchemaOf,
   type OperationScope,
@@ -16,6 +15,7 @@ import {
   runOperation,
 } from '../../core/operations';
 import type { Operation, OperationSurface } from '../../core/operations/types';
+import { toolError } from './tool-arguments';
 
 export interface McpServerInfo {
   /** Reported to clients in the initialize handshake. */
@@ -51,15 +51,6 @@ function toolOf(operation: Operation): Tool {
     // The same JSON Schema the chat tools' manifest lists; an operation's input is always a zod object.
     inputSchema: { ...jsonSchemaOf(operation), type: 'object' },
     annotations: annotationsOf(operation),
-  };
-}
-
-/** A failure goes back as a tool error the model can read and correct; the server keeps serving. */
-function toolError(error: unknown): CallToolResult {
-  const message = error instanceof Error ? error.message : String(error);
-  return {
-    isError: true,
-    content: [{ type: 'text', text: isMemoryError(error) ? `${message} [${error.code}]` : message }],
   };
 }
 

@@ -42,6 +42,8 @@ export class GuardedStdioTransport implements Transport {
   private readonly maxMessageBytes: number;
   private started = false;
   private closed = false;
+  /** Settles when a full output drains; shared by every write made meanwhile. */
+  private drained: Promise<void> | undefined;
 
   constructor(
     private readonly input: Readable,
@@ -84,6 +86,7 @@ export class GuardedStdioTransport implements Transport {
       const size = frame.kind === 'line' ? frame.bytes.length : frame.size;
       if (verdict.kind === 'message') this.deliver(verdict.message);
       else if (verdict.kind === 'refused') this.refuse(verdict, size);
+      else if (verdict.kind === 'answered') this.answer(verdict, size);
     }
   };
 
@@ -104,6 +107,11 @@ export class GuardedStdioTransport implements Transport {
     for (const reply of verdict.replies) void this.write(`${JSON.stringify(reply)}\n`);
   }
 
+  private answer(verdict: Extract<Verdict, { kind: 'answered' }>, size: number): void {
+    this.options.log(`dropped a tools/call of ${size} bytes (answered with a tool error): ${verdict.reason}`);
+    void this.write(`${JSON.stringify(verdict.reply)}\n`);
+  }
+
   private readonly onStreamError = (error: Error): void => {
     // A broken pipe means the client is gone: report it and stop, rather than crash on an unhandled 'error'.
     this.onerror?.(error);
@@ -114,11 +122,31 @@ export class GuardedStdioTransport implements Transport {
     void this.close();
   };
 
+  /**
+   * Writes one line; the promise settles once the output can take more. A
+   * flood of replies to a slow client all wait on the same 'drain': one
+   * listener per waiting reply leaked past Node's limit of ten and printed
+   * a MaxListenersExceededWarning. An output that closes or fails while
+   * full never drains, so that ends the wait too (the error itself goes to
+   * onStreamError), rather than leave every later send pending forever.
+   */
   private write(line: string): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.output.write(line)) resolve();
-      else this.output.once('drain', resolve);
+    if (this.output.write(line)) return Promise.resolve();
+    // Written after the output was gone: no event will ever come.
+    if (this.output.destroyed || this.output.writableEnded) return Promise.resolve();
+    this.drained ??= new Promise((resolve) => {
+      const done = (): void => {
+        this.output.off('drain', done);
+        this.output.off('close', done);
+        this.output.off('error', done);
+        this.drained = undefined;
+        resolve();
+      };
+      this.output.on('drain', done);
+      this.output.on('close', done);
+      this.output.on('error', done);
     });
+    return this.drained;
   }
 }
 
