@@ -53,7 +53,7 @@ export { DEFAULT_SCORING } from './search/scoring';
 export type { SearchOptions, SearchResult } from './search/searcher';
 export type { SynonymMap } from './search/synonyms';
 export type { RestoreChange, RestorePreview, SnapshotInfo } from './snapshots';
-export { RESTORE_PREVIEW_IDS } from './snapshots';
+export { RESTORE_PREVIEW_IDS, restoreUnopenableStore } from './snapshots';
 export { sqliteAvailable } from './sqlite';
 export * from './types';
 export { LIMITS } from './validation';

@@ -240,7 +240,7 @@ export class Memory {
 
   /** Replaces the whole state with a snapshot's, atomically. */
   async restore(snapshotId: string): Promise<SnapshotInfo> {
-    const info = this.snapshots.restore(snapshotId);
+    const info = await this.snapshots.restore(snapshotId);
     this.events.emit('store:replaced', { reason: 'restore', snapshotId });
     return info;
   }

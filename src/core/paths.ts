@@ -55,7 +55,8 @@ export function assertStoreConfined(dir: string, databaseFile: string): void {
     `${databaseFile}-wal`,
     `${databaseFile}-shm`,
     `${databaseFile}-journal`,
-    // verify's damage marker (store/damage-marker.ts), written in place.
+    // verify's damage marker (store/damage-marker.ts): replaced, never written
+    // through, but read, and a link out would make another file its say.
     `${databaseFile}.damaged`,
     'snapshots',
   ];
@@ -76,4 +77,53 @@ export function assertStoreConfined(dir: string, databaseFile: string): void {
       );
     }
   }
+}
+
+/**
+ * Refuses a snapshot file (`file`: its `.db` or `.json`, in the snapshots
+ * folder `snapshotsDir`) that is anything but a regular file of that folder:
+ * a symbolic link (wherever it leads: a link to another store would have a
+ * restore import that store, one to the live store would restore it onto
+ * itself), or a file whose real path is outside the folder. The `.db`'s
+ * `-journal` and `-wal` may not be links either: SQLite reads a hot journal
+ * and a log into the snapshot it attaches. Snapshots are only ever written by
+ * the store, as regular files (VACUUM INTO, then a rename), so nothing
+ * legitimate is refused. A missing file passes: the caller reports it.
+ */
+export function assertSnapshotFileConfined(snapshotsDir: string, file: string): void {
+  const refuse = (why: string) =>
+    new MemoryError(
+      'SNAPSHOT_INVALID',
+      `${file} ${why}: a snapshot is a regular file the store wrote in ${snapshotsDir}. It was not read; remove it, or restore another snapshot.`,
+    );
+  let real: string;
+  try {
+    real = fs.realpathSync(snapshotsDir);
+  } catch {
+    return; // No snapshots folder: there is no snapshot to read.
+  }
+  const candidates = file.endsWith('.db') ? [file, `${file}-journal`, `${file}-wal`] : [file];
+  for (const candidate of candidates) {
+    let stats: fs.Stats;
+    try {
+      stats = fs.lstatSync(candidate);
+    } catch {
+      continue;
+    }
+    if (stats.isSymbolicLink()) {
+      throw refuse(
+        candidate === file
+          ? `is a symbolic link (to ${linkTarget(candidate)})`
+          : `has a linked ${candidate.slice(file.length + 1)} file`,
+      );
+    }
+    if (candidate === file && !stats.isFile()) throw refuse('is not a regular file');
+  }
+  let target: string;
+  try {
+    target = fs.realpathSync(file);
+  } catch {
+    return;
+  }
+  if (!isInside(real, path.dirname(target))) throw refuse(`leads outside the snapshots folder (to ${target})`);
 }

@@ -2,7 +2,9 @@ import { MemoryError } from './errors';
 import { REBUILD_ADVICE } from './search/fts-index';
 import { recordVerifyOutcome } from './store/damage-marker';
 import type { Database } from './store/database';
+import { missingTableError } from './store/missing-table';
 import { text } from './store/rows';
+import { missingTables, STATE_TABLES, STORE_TABLES } from './store/schema';
 import { checkCommitHashes, checkCommitLinks, checkOrphans, checkRefs, walkChains } from './verify/history';
 import {
   indexCounts,
@@ -45,6 +47,24 @@ function sqliteIntegrity(db: Database, schema: string): VerifyError[] {
     .map((row) => text(row, `${schema}.quick_check`, 'quick_check'))
     .filter((text) => text !== 'ok')
     .map((text) => ({ code: 'SQLITE_INTEGRITY', id: schema, message: text }));
+}
+
+/**
+ * The store's tables that are gone: every one the layout has, for the live
+ * store; those a restore copies, for a snapshot. Reading a missing table
+ * fails too, but only the reads that need it, and only with SQLite's words:
+ * this names each one once, with what puts it back.
+ */
+function missingStoreTables(db: Database, schema: string): VerifyError[] {
+  const expected = schema === 'main' ? STORE_TABLES : STATE_TABLES;
+  return missingTables(db, expected, schema).map((table) => ({
+    code: 'MISSING_TABLE',
+    id: table,
+    message:
+      schema === 'main'
+        ? missingTableError(db.path, table).message
+        : `The snapshot has no ${table} table: it was damaged after it was taken.`,
+  }));
 }
 
 /** The history checks; those that need a table read whole say so when it was not. */
@@ -109,6 +129,7 @@ export function verifyState(db: Database, schema = 'main'): VerifyReport {
     return { valid: false, totalObjects: 0, totalCommits: 0, totalEntities: 0, errors };
   }
   run(errors, 'SQLite integrity', 'SQLITE_INTEGRITY', () => sqliteIntegrity(db, schema));
+  run(errors, 'store tables', 'UNREADABLE', () => missingStoreTables(db, schema));
   const tables: HistoryTables = {
     objects: readObjects(db, schema, errors),
     commits: readCommits(db, schema, errors),

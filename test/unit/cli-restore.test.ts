@@ -46,6 +46,27 @@ describe('cli: snapshot restore asks first', () => {
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+  it('rebuilds a store too damaged to open from a snapshot, with --yes, and refuses without it', () => {
+    const file = path.join(dir, 'memory.db');
+    // Cut short: SQLite cannot read its schema any more.
+    fs.truncateSync(file, 1024);
+    fs.rmSync(`${file}-wal`, { force: true });
+    fs.rmSync(`${file}-shm`, { force: true });
+    assert.match(cli(['stats', '--dir', dir]).stderr, /STORE_CORRUPT/);
+    const refused = cli(['snapshot', 'restore', snapshot, '--dir', dir]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /cannot be opened/);
+    const restored = cli(['snapshot', 'restore', snapshot, '--dir', dir, '--yes']);
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.match(restored.stdout, /the damaged store file was rebuilt/);
+    const list = json<{ items: { content: string }[] }>(['list', 'memory', '--dir', dir]);
+    assert.deepEqual(
+      list.items.map((item) => item.content),
+      ['kept'],
+    );
+    assert.equal(cli(['verify', '--dir', dir]).code, 0);
+  });
+
   it('without a terminal and without --yes, shows what would change, refuses with exit 2 and changes nothing', () => {
     const result = cli(['snapshot', 'restore', snapshot, '--dir', dir]);
     assert.equal(result.code, 2, result.stderr);

@@ -26,6 +26,7 @@ const CODES: ReadonlySet<VerifyErrorCode> = new Set<VerifyErrorCode>([
   'REF_MISMATCH',
   'SCOPE_CHANGED',
   'ORPHAN_COMMIT',
+  'MISSING_TABLE',
   'SEARCH_INDEX',
 ]);
 
@@ -242,6 +243,46 @@ describe('verify on a damaged store', function () {
       } finally {
         await memory.close();
       }
+    }
+  });
+
+  it('reports every missing store table with its repair, and a rebuild puts back those that hold no entities', async () => {
+    const dropped = ['audit', 'access', 'vectors', 'vector_generation', 'rag_files'];
+    const dir = copyOf();
+    tamper(dir, dropped.map((table) => `DROP TABLE ${table};`).join('\n'));
+    const memory = await Memory.open({ dir });
+    try {
+      const report = await memory.verify();
+      assertReport(report);
+      assert.deepEqual(codesOf(report), ['MISSING_TABLE']);
+      assert.deepEqual(report.errors.map((error) => error.id).sort(), [...dropped].sort());
+      assert.match(report.errors[0]!.message, /is missing its \w+ table .* Rebuild the index/);
+      assert.equal(await memory.rebuildIndex(), 150 - 10 + 10);
+      assert.deepEqual((await memory.verify()).errors, []);
+      await memory.memories.save('a', undefined, { content: 'written after the repair' });
+      assert.equal((await memory.memories.search('a', undefined, 'written after the repair', 1)).length, 1);
+      assert.ok((await memory.export()).entities.memories.length > 0);
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it('reports a missing history table, which a rebuild refuses to make again empty', async () => {
+    // Dropped while the store is open: a file without it is not taken for a store at all.
+    const dir = copyOf();
+    const memory = await Memory.open({ dir });
+    try {
+      tamper(dir, 'DROP TABLE commits;');
+      const report = await memory.verify();
+      assertReport(report);
+      assert.ok(
+        report.errors.some((error) => error.code === 'MISSING_TABLE' && error.id === 'commits'),
+        JSON.stringify(report.errors),
+      );
+      const error = await rejectsWith(memory.rebuildIndex(), 'STORE_CORRUPT');
+      assert.match(error.message, /missing its commits table .*Restore a snapshot/);
+    } finally {
+      await memory.close();
     }
   });
 

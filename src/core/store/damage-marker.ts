@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 
 import { readBoundedSync } from '../bounded-read';
 import { MemoryError } from '../errors';
+import { replaceFileSync } from './owned-files';
 
 /** A marker is a small JSON record; more than this is not one of ours, and its presence is what counts. */
 const MARKER_MAX_BYTES = 64 * 1024;
@@ -46,7 +47,10 @@ export function recordVerifyOutcome(storePath: string, problems: readonly string
       ino: fs.statSync(storePath).ino,
       problems: problems.slice(0, KEPT),
     };
-    fs.writeFileSync(damageMarkerPath(storePath), `${JSON.stringify(record, null, 2)}\n`);
+    // Replaced, never written through: a link planted at the marker's name
+    // (to the store file itself, or a snapshot) would otherwise have verify
+    // overwrite the very data it was protecting.
+    replaceFileSync(damageMarkerPath(storePath), `${JSON.stringify(record, null, 2)}\n`);
   } catch {
     // See above: the report still stands.
   }

@@ -1,18 +1,24 @@
+import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { pathToFileURL } from 'node:url';
 
-import { MemoryError } from '../errors';
+import { isMemoryError, MemoryError } from '../errors';
 import { loadSqlite } from '../sqlite';
-import { formatBytes, isDiskFull, storeFullError } from './disk-full';
+import { formatBytes, isOutOfSpace, storeFullError } from './disk-full';
+import { missingTableError, missingTableOf } from './missing-table';
 import { countOf, type Row, text } from './rows';
 import { migrate, SCHEMA_VERSION } from './schema';
 import {
+  assertStoreFileKind,
   classifyContents,
   createIfMissing,
   emptyFileError,
+  firstMissingTable,
   foreignFileError,
   NEW_STORE_NEEDS,
   unwritableReason,
+  versionLostError,
 } from './store-file';
 
 export type { Row } from './rows';
@@ -51,7 +57,8 @@ const WAL_CHECKPOINT_PAGES = 8000;
  * cache, and the one transaction primitive every write goes through.
  */
 export class Database {
-  private readonly db: DatabaseSync;
+  // Assigned once, in the constructor (by connect(), which may be tried twice).
+  private db!: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
   private inTransaction = false;
   private inRead = false;
@@ -63,6 +70,13 @@ export class Database {
   private readonly label: string;
   /** How long a statement waits for another connection's lock; tryTransaction waits not at all. */
   private busyTimeoutMs = 15000;
+  /**
+   * Opened read-only because the disk was full (see connect): reads work,
+   * and a write fails as STORE_FULL rather than as a permissions problem.
+   */
+  private openedOnFullDisk = false;
+  /** What reopening the store normally takes, once the disk has room again (see regainWrites). */
+  private reopen: { options: DatabaseOptions; emptyExpected: boolean; nextTryAt: number } | undefined;
 
   /**
    * Opens the store at `path`, creating it when there is no file (see
@@ -77,13 +91,51 @@ export class Database {
     buildingFor?: string,
   ) {
     this.label = buildingFor ?? path;
+    if (buildingFor === undefined) assertStoreFileKind(path);
     const creation =
       options.readOnly || buildingFor !== undefined
         ? 'existed'
         : createIfMissing(path, (temp) => new Database(temp, options, path).close());
-    const { DatabaseSync } = loadSqlite();
+    const emptyExpected = buildingFor !== undefined || creation === 'in-place' || options.init === true;
     try {
-      this.db = new DatabaseSync(path, { readOnly: options.readOnly ?? false });
+      this.db = this.connect(options, emptyExpected, false);
+    } catch (error) {
+      if (!isMemoryError(error, 'STORE_FULL') || options.readOnly || buildingFor !== undefined || !walIsEmpty(path)) {
+        throw error;
+      }
+      // SQLite cannot open a store in WAL mode without room for the index
+      // file beside it (-shm, 32 KB), so on a full disk even reading fails.
+      // With no write-ahead log to read, the store file alone is the whole
+      // store, and it cannot change while the disk stays full (a commit
+      // needs the log to grow): it is read as an immutable file, which needs
+      // no index. The same file reopened once space is freed writes again.
+      try {
+        this.openedOnFullDisk = true;
+        this.db = this.connect(options, emptyExpected, true);
+        this.reopen = { options, emptyExpected, nextTryAt: 0 };
+      } catch {
+        throw error; // The disk being full is the news, not how the fallback failed.
+      }
+    }
+  }
+
+  /**
+   * One connection to `path` with the store's pragmas, its file checked to be
+   * a store and its layout brought up to date. `immutable`: read-only, without
+   * WAL or locks (see the constructor), for a disk too full to open otherwise.
+   */
+  private connect(options: DatabaseOptions, emptyExpected: boolean, immutable: boolean): DatabaseSync {
+    const { DatabaseSync } = loadSqlite();
+    const readOnly = immutable || (options.readOnly ?? false);
+    try {
+      if (immutable) {
+        const url = pathToFileURL(this.path);
+        url.searchParams.set('mode', 'ro');
+        url.searchParams.set('immutable', '1');
+        this.db = new DatabaseSync(url, { readOnly: true });
+      } else {
+        this.db = new DatabaseSync(this.path, { readOnly });
+      }
     } catch (error) {
       throw this.translate(error);
     }
@@ -92,8 +144,8 @@ export class Database {
       this.db.exec(`PRAGMA busy_timeout = ${this.busyTimeoutMs}`);
       // Before anything writes (journal_mode rewrites the header): a file
       // that is not ours must be left exactly as it was.
-      this.assertStoreFile(buildingFor !== undefined || creation === 'in-place' || options.init === true);
-      if (!options.readOnly) {
+      const contents = this.assertStoreFile(emptyExpected);
+      if (!readOnly) {
         this.db.exec('PRAGMA journal_mode = WAL');
         this.db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
       }
@@ -113,13 +165,20 @@ export class Database {
           `This store was written by a newer Workspace Memory (schema ${version}; this version reads up to ${SCHEMA_VERSION}). Update the extension or CLI.`,
         );
       }
+      // Our tables at version 0: migrating would build them again over the data.
+      if (version === 0 && contents === 'ours') throw versionLostError(this.label, SCHEMA_VERSION);
       if (version < SCHEMA_VERSION) {
-        if (options.readOnly) {
+        if (immutable) {
+          throw storeFullError(this.label, 'the upgrade of the store to this version', this.spaceNeeded(), undefined);
+        }
+        if (readOnly) {
           throw new MemoryError('STORE_INCOMPATIBLE', `The store at ${this.label} is not initialized.`);
         }
         this.transaction(() => migrate(this));
       }
+      return this.db;
     } catch (error) {
+      this.statements.clear();
       this.db.close();
       throw this.translate(error);
     }
@@ -131,17 +190,33 @@ export class Database {
    * an empty file means its data went missing, and opening it as a new
    * store would hide that.
    */
-  private assertStoreFile(emptyExpected: boolean): void {
-    const names = this.all("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").map((row) =>
-      text(row, 'sqlite_master', 'name'),
+  private assertStoreFile(emptyExpected: boolean): 'empty' | 'ours' {
+    const rows = this.all("SELECT name, type FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'");
+    const names = rows.map((row) => text(row, 'sqlite_master', 'name'));
+    const tables = new Set(
+      rows
+        .filter((row) => text(row, 'sqlite_master', 'type') === 'table')
+        .map((row) => text(row, 'sqlite_master', 'name')),
     );
-    const contents = classifyContents(names);
+    // Columns of tables only: a view of the same name is not our table.
+    const columnsOf = (table: string): string[] =>
+      tables.has(table)
+        ? this.all('SELECT name FROM pragma_table_info(?)', table).map((row) => text(row, 'pragma_table_info', 'name'))
+        : [];
+    const contents = classifyContents(names, columnsOf);
     if (contents === 'foreign') throw foreignFileError(this.label, names);
+    if (contents === 'incomplete') throw missingTableError(this.label, firstMissingTable(names) ?? 'objects');
     if (contents === 'empty' && !emptyExpected) throw emptyFileError(this.label);
+    return contents;
   }
 
   /** A SQLite failure as the MemoryError callers get, naming this store. */
   private translate(error: unknown): unknown {
+    const code = (error as { errcode?: unknown } | null)?.errcode;
+    // 8 = SQLITE_READONLY: a write to a store opened read-only on a full disk.
+    if (this.openedOnFullDisk && typeof code === 'number' && (code & 0xff) === 8) {
+      return storeFullError(this.label, 'the write', this.spaceNeeded(), error);
+    }
     return translateSqliteError(error, this.label, () => this.spaceNeeded());
   }
 
@@ -242,6 +317,7 @@ export class Database {
   transaction<T>(work: () => T): T {
     if (this.inTransaction) return work();
     if (this.inRead) throw new Error('A write transaction cannot start inside Database.read().');
+    this.regainWrites();
     try {
       // Prepared once like any other statement: exec() would parse and plan
       // BEGIN and COMMIT again on every write.
@@ -277,6 +353,7 @@ export class Database {
    */
   read<T>(work: () => T): T {
     if (this.inTransaction || this.inRead) return work();
+    this.regainWrites();
     try {
       this.statement('BEGIN').run();
     } catch (error) {
@@ -308,6 +385,32 @@ export class Database {
       }
     }
     return result;
+  }
+
+  /**
+   * A store opened read-only on a full disk (see the constructor) reopens
+   * normally once the disk has room again: a long-lived process (an MCP
+   * server, a window) would otherwise refuse writes until restarted, and go
+   * on reading a file other processes have since written to. Tried between
+   * transactions only, at most once a second; while the disk stays full the
+   * read-only connection stays.
+   */
+  private regainWrites(): void {
+    const reopen = this.reopen;
+    if (!reopen || this.closed || this.inTransaction || this.inRead || Date.now() < reopen.nextTryAt) return;
+    reopen.nextTryAt = Date.now() + 1000;
+    const readOnly = this.db;
+    this.statements.clear();
+    try {
+      this.openedOnFullDisk = false;
+      this.db = this.connect(reopen.options, reopen.emptyExpected, false);
+    } catch {
+      this.openedOnFullDisk = true;
+      this.db = readOnly;
+      return;
+    }
+    this.reopen = undefined;
+    readOnly.close();
   }
 
   /**
@@ -343,6 +446,8 @@ export class Database {
 
   /** Counts commits by any connection: changes when another process wrote. */
   dataVersion(): number {
+    // A reopened connection counts afresh: any change of the number tells the caller to read again.
+    this.regainWrites();
     return countOf(this.get('PRAGMA data_version'), 'pragma', 'data_version');
   }
 
@@ -377,8 +482,9 @@ export function translateSqliteError(error: unknown, file?: string, spaceNeeded?
       { cause: error },
     );
   }
-  // 13 = SQLITE_FULL
-  if (isDiskFull(error)) {
+  // 13 = SQLITE_FULL; or an I/O error on a disk with no room left, which is
+  // how SQLite reports failing to size the WAL index (-shm) of a full disk.
+  if (isOutOfSpace(error, file)) {
     return storeFullError(file, 'the write', spaceNeeded?.() ?? '', error);
   }
   // 8 = SQLITE_READONLY, 14 = SQLITE_CANTOPEN: even reading needs to write
@@ -392,13 +498,34 @@ export function translateSqliteError(error: unknown, file?: string, spaceNeeded?
       { cause: error },
     );
   }
+  // 10 = SQLITE_IOERR with room on the disk: the disk or the file system failed
+  // (a failing drive, a network share gone away). Never the bare "disk I/O error".
+  if (code === 10) {
+    return new MemoryError(
+      'STORE_CORRUPT',
+      `${store} could not be read or written: the file system reported an I/O error (${message}). Nothing was changed by the failed operation. Check the disk or the network share holding the store (and its free space), then try again; if it persists, run \`workspace-memory verify\` and restore a snapshot if it finds damage.`,
+      { cause: error },
+    );
+  }
   // 11 = SQLITE_CORRUPT, 26 = SQLITE_NOTADB
   if (code === 11 || code === 26) {
     return new MemoryError(
       'STORE_CORRUPT',
-      `${store} is damaged or is not a Workspace Memory store (${message}). Restore a snapshot, or move the file away to start a new store.`,
+      `${store} is damaged or is not a Workspace Memory store (${message}). \`workspace-memory snapshot restore <id>\` rebuilds the file from a snapshot; without one, start a new store with \`workspace-memory init\` in another folder and import an export.`,
       { cause: error },
     );
   }
+  // A table the store needs is gone (dropped by hand, or a damaged schema): name it and the repair.
+  const table = missingTableOf(error);
+  if (table) return missingTableError(file ?? 'the store', table, error);
   return error;
+}
+
+/** True when the store has no write-ahead log to read: missing, or empty. */
+function walIsEmpty(file: string): boolean {
+  try {
+    return fs.statSync(`${file}-wal`).size === 0;
+  } catch {
+    return true;
+  }
 }

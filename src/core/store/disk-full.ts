@@ -14,6 +14,29 @@ export function isDiskFull(error: unknown): boolean {
   return (typeof errcode === 'number' && (errcode & 0xff) === SQLITE_FULL) || code === 'ENOSPC' || code === 'EDQUOT';
 }
 
+/** SQLite's primary result code for an I/O error. */
+const SQLITE_IOERR = 10;
+
+/**
+ * Below this much free space, an I/O error is taken to be the disk being
+ * full. SQLite does not always say SQLITE_FULL: failing to grow the WAL index
+ * (-shm, mapped in 32 KB pieces) it says "disk I/O error" (SQLITE_IOERR_SHMSIZE),
+ * the errno lost on the way. A disk with a megabyte left is full for a store.
+ */
+const NEARLY_FULL_BYTES = 1024 * 1024;
+
+/**
+ * isDiskFull, or an SQLite I/O error on `file`'s disk while that disk has
+ * (almost) no room left: what SQLite reports when opening a store on a full disk.
+ */
+export function isOutOfSpace(error: unknown, file: string | undefined): boolean {
+  if (isDiskFull(error)) return true;
+  const errcode = (error as { errcode?: unknown } | null)?.errcode;
+  if (typeof errcode !== 'number' || (errcode & 0xff) !== SQLITE_IOERR || file === undefined) return false;
+  const free = freeBytes(path.dirname(file));
+  return free !== undefined && free < NEARLY_FULL_BYTES;
+}
+
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   const units = ['KB', 'MB', 'GB', 'TB'];

@@ -6,6 +6,7 @@ import type { CommitInfo, CommitOp, Entity, EntityType, HistoryEntry } from '../
 import { assertNotDamaged } from './damage-marker';
 import type { Database, Row } from './database';
 import { canonicalJson, sha256 } from './hashing';
+import { missingTableError, translateMissingTable } from './missing-table';
 import { decodeBody, storedBody } from './object-body';
 import {
   type CommitRow,
@@ -19,6 +20,7 @@ import {
   text,
   textOrNull,
 } from './rows';
+import { createMissingTables, HISTORY_TABLES, missingTables } from './schema';
 
 /**
  * The versioned part of an entity: everything but its id and timestamps.
@@ -302,8 +304,17 @@ export class EntityStore {
    * returns how many are searchable. An entity whose current version cannot
    * be read is left out rather than stopping the rebuild: no read can return
    * it either, and verify lists its object. Must run in a transaction.
+   *
+   * Also puts back, empty, the store's tables that hold no entities (read
+   * counts, vectors, document sync state, the audit log) when another tool
+   * dropped them: every write that touches one would fail until then. A
+   * missing history table is refused instead: made again empty, it would
+   * hide that the entities are gone.
    */
   reindex(): number {
+    const history = missingTables(this.db, HISTORY_TABLES);
+    if (history.length > 0) throw missingTableError(this.db.path, history[0]!);
+    createMissingTables(this.db);
     this.indexer.clear();
     // Search rows are numbered afresh: no ref may keep pointing at an old one.
     this.db.run('UPDATE refs SET search_rowid = NULL WHERE search_rowid IS NOT NULL');
@@ -325,12 +336,14 @@ export class EntityStore {
   getWithAccess(ids: readonly string[]): Map<string, { entity: Entity; accessCount: number }> {
     const found = new Map<string, { entity: Entity; accessCount: number }>();
     // One statement for any number of ids: they arrive as a JSON array.
-    const rows = this.db.all(
-      `SELECT r.id, r.created_at, r.updated_at, o.hash, o.data, coalesce(a.count, 0) AS access_count
+    const rows = this.sideTable(() =>
+      this.db.all(
+        `SELECT r.id, r.created_at, r.updated_at, o.hash, o.data, coalesce(a.count, 0) AS access_count
        FROM json_each(?) j JOIN refs r ON r.id = j.value JOIN objects o ON o.seq = r.object_seq
        LEFT JOIN access a ON a.entity_id = r.id
        WHERE r.deleted = 0`,
-      JSON.stringify(ids),
+        JSON.stringify(ids),
+      ),
     );
     for (const row of rows) {
       const entity = rowToEntity(row);
@@ -367,18 +380,36 @@ export class EntityStore {
 
   incrementAccess(ids: readonly string[]): void {
     const time = this.timestamp();
-    for (const id of ids) {
-      this.db.run(
-        `INSERT INTO access (entity_id, count, last_access) VALUES (?, 1, ?)
+    this.sideTable(() => {
+      for (const id of ids) {
+        this.db.run(
+          `INSERT INTO access (entity_id, count, last_access) VALUES (?, 1, ?)
          ON CONFLICT(entity_id) DO UPDATE SET count = count + 1, last_access = excluded.last_access`,
-        id,
-        time,
-      );
-    }
+          id,
+          time,
+        );
+      }
+    });
   }
 
   accessCount(id: string): number {
-    return countOf(this.db.get('SELECT count FROM access WHERE entity_id = ?', id), 'access', 'count');
+    return this.sideTable(() =>
+      countOf(this.db.get('SELECT count FROM access WHERE entity_id = ?', id), 'access', 'count'),
+    );
+  }
+
+  /**
+   * Runs `work`, which reads or writes a table beside the history (read
+   * counts, the audit log). Another tool may have dropped one: SQLite then
+   * says only "no such table", with no code, so that becomes STORE_CORRUPT
+   * naming the table and the rebuild that puts it back.
+   */
+  private sideTable<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      throw translateMissingTable(error, this.db.path);
+    }
   }
 
   /**
@@ -387,13 +418,16 @@ export class EntityStore {
    */
   audit(op: string, entityType: string | null, ids: readonly string[], detail: Record<string, unknown> = {}): void {
     if (ids.length > 1) detail = { count: ids.length, ...detail };
-    this.db.run(
-      'INSERT INTO audit (time, op, entity_id, entity_type, detail) VALUES (?, ?, ?, ?, ?)',
-      this.timestamp(),
-      op,
-      ids.length === 1 ? (ids[0] ?? null) : null,
-      entityType,
-      Object.keys(detail).length ? JSON.stringify(detail) : null,
+    const time = this.timestamp();
+    this.sideTable(() =>
+      this.db.run(
+        'INSERT INTO audit (time, op, entity_id, entity_type, detail) VALUES (?, ?, ?, ?, ?)',
+        time,
+        op,
+        ids.length === 1 ? (ids[0] ?? null) : null,
+        entityType,
+        Object.keys(detail).length ? JSON.stringify(detail) : null,
+      ),
     );
   }
 }

@@ -32,6 +32,7 @@ function hostTag(): string {
 }
 
 // SQLite's sidecars of a temporary database share its name plus a suffix.
+const SIDECAR = /-(?:wal|shm|journal)$/;
 const OWNER = /\.(\d+)@([0-9a-f]{8})-[0-9a-z]+\.[a-z]+(?:-wal|-shm|-journal)?$/;
 
 /**
@@ -72,7 +73,9 @@ function orphaned(name: string, modifiedMs: number, now: number): boolean {
 export function findTempFiles(dir: string, matches: (name: string) => boolean, now = Date.now()): TempFile[] {
   let names: string[];
   try {
-    names = fs.readdirSync(dir).filter(matches);
+    // A temporary database's sidecars (a VACUUM INTO target's `-journal`, say) are
+    // left by the same kill and belong to the same writer: they count and go with it.
+    names = fs.readdirSync(dir).filter((name) => matches(name) || matches(name.replace(SIDECAR, '')));
   } catch {
     return [];
   }
@@ -110,3 +113,56 @@ export function removeQuietly(file: string): boolean {
 export function removeOrphanedTempFiles(dir: string, matches: (name: string) => boolean): number {
   return findTempFiles(dir, matches).filter((file) => file.orphaned && removeQuietly(file.path)).length;
 }
+
+/**
+ * Flags for a file the store writes in its folder: created here and now, or
+ * not at all. O_EXCL fails on anything already at the name, a symbolic link
+ * included (even a dangling one), so nothing planted there is written through;
+ * O_NOFOLLOW says the same where O_EXCL alone might not be honoured.
+ */
+const CREATE_NEW = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
+
+/**
+ * Creates `file` empty, failing (EEXIST) when anything is at that name. For a
+ * temporary name that SQLite then writes into (VACUUM INTO accepts an empty
+ * file, and a new database starts from one): SQLite itself opens with
+ * O_CREAT and would follow a link placed there.
+ */
+export function createExclusiveSync(file: string): void {
+  fs.closeSync(fs.openSync(file, CREATE_NEW, 0o644));
+}
+
+/**
+ * Puts `data` at `file` without ever writing through what is there: it is
+ * written to a new temporary name of this process (`ownedTempPath`, so a kill
+ * half-way leaves a file the next clean-up recognises), flushed, and renamed
+ * over `file`. A symbolic link at `file`, even one leading to the store itself
+ * or a snapshot, is replaced, never followed; a reader sees the old content
+ * or the new, whole. Throws the system's error (ENOSPC, EACCES, ...) after
+ * removing the temporary file.
+ */
+export function replaceFileSync(file: string, data: string): void {
+  const temp = ownedTempPath(file, REPLACING);
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(temp, CREATE_NEW, 0o644);
+    fs.writeFileSync(fd, data);
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fd = undefined;
+    fs.renameSync(temp, file);
+  } catch (error) {
+    if (fd !== undefined) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        // The first error is the one worth reporting.
+      }
+    }
+    removeQuietly(temp);
+    throw error;
+  }
+}
+
+/** The kind `replaceFileSync` names its temporary files with. */
+export const REPLACING = 'replacing';

@@ -1,5 +1,6 @@
 import { SEARCHABLE_TYPES } from '../types';
 import type { Database } from './database';
+import { text } from './rows';
 
 /** Bumped whenever the layout changes; `migrate` brings older stores forward. */
 export const SCHEMA_VERSION = 3;
@@ -49,19 +50,22 @@ const SEARCH_STATS = `CREATE TABLE IF NOT EXISTS search_stats (
   terms INTEGER NOT NULL
 ) WITHOUT ROWID;`;
 
-const V1 = `
--- Objects and commits are appended in row order and point at each other by
--- row number (parent_seq, object_seq, head_seq): the hashes are the identity
--- and what verify() checks, the row numbers are how reads get there without
--- an index on every hash. Measured: about a third faster bulk writes than
--- linking by hash.
-CREATE TABLE objects (
+// The store's own tables, each on its own: the first version's layout runs
+// them all, and a repair (reindex, a snapshot restore) runs them again to put
+// back any that was dropped. IF NOT EXISTS, so running them again is harmless.
+
+// Objects and commits are appended in row order and point at each other by
+// row number (parent_seq, object_seq, head_seq): the hashes are the identity
+// and what verify() checks, the row numbers are how reads get there without
+// an index on every hash. Measured: about a third faster bulk writes than
+// linking by hash.
+const OBJECTS = `CREATE TABLE IF NOT EXISTS objects (
   seq INTEGER PRIMARY KEY,
   hash TEXT NOT NULL UNIQUE,
   data TEXT NOT NULL
-);
+);`;
 
-CREATE TABLE commits (
+const COMMITS = `CREATE TABLE IF NOT EXISTS commits (
   seq INTEGER PRIMARY KEY,
   hash TEXT NOT NULL,
   entity_id TEXT NOT NULL,
@@ -71,10 +75,13 @@ CREATE TABLE commits (
   author TEXT NOT NULL,
   message TEXT NOT NULL,
   op TEXT NOT NULL
-);
+);`;
 
--- One row per entity: where its chain ends, plus the columns lists filter on.
-CREATE TABLE refs (
+// One row per entity: where its chain ends, plus the columns lists filter on.
+// Lists filter by type and agent and page newest first (created_at, then id
+// for a stable order); user_id rides along so a per-user list is answered
+// from the index without a sort.
+const REFS = `CREATE TABLE IF NOT EXISTS refs (
   id TEXT PRIMARY KEY,
   type TEXT NOT NULL,
   agent_id TEXT NOT NULL,
@@ -89,20 +96,112 @@ CREATE TABLE refs (
   -- The search_docs row that indexes the entity, if any.
   search_rowid INTEGER
 ) WITHOUT ROWID;
--- Lists filter by type and agent and page newest first (created_at, then id
--- for a stable order); user_id rides along so a per-user list is answered
--- from the index without a sort.
-CREATE INDEX refs_scope ON refs(type, agent_id, deleted, created_at, id, user_id);
-CREATE INDEX refs_profile_user ON refs(user_id, updated_at) WHERE type = 'profile';
-CREATE INDEX refs_conversation ON refs(agent_id, conversation_id) WHERE conversation_id IS NOT NULL;
-CREATE INDEX refs_source ON refs(agent_id, source) WHERE source IS NOT NULL;
+CREATE INDEX IF NOT EXISTS refs_scope ON refs(type, agent_id, deleted, created_at, id, user_id);
+CREATE INDEX IF NOT EXISTS refs_profile_user ON refs(user_id, updated_at) WHERE type = 'profile';
+CREATE INDEX IF NOT EXISTS refs_conversation ON refs(agent_id, conversation_id) WHERE conversation_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS refs_source ON refs(agent_id, source) WHERE source IS NOT NULL;`;
 
--- Reads are counted here, beside the history, so reading never makes a commit.
-CREATE TABLE access (
+// Reads are counted here, beside the history, so reading never makes a commit.
+const ACCESS = `CREATE TABLE IF NOT EXISTS access (
   entity_id TEXT PRIMARY KEY,
   count INTEGER NOT NULL,
   last_access TEXT NOT NULL
-) WITHOUT ROWID;
+) WITHOUT ROWID;`;
+
+// Optional embeddings (hybrid search). A vector belongs to one version of an
+// entity (object_seq) and one model: a vector whose entity has changed since,
+// or that another model made, is never used, and backfill replaces it.
+const VECTORS = `CREATE TABLE IF NOT EXISTS vectors (
+  entity_id TEXT PRIMARY KEY,
+  type TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  user_id TEXT,
+  object_seq INTEGER NOT NULL,
+  model TEXT NOT NULL,
+  dims INTEGER NOT NULL,
+  vector BLOB NOT NULL
+) WITHOUT ROWID;`;
+
+// Bumped by every vector write, so a process knows when its cached copy is old.
+const VECTOR_GENERATION = `CREATE TABLE IF NOT EXISTS vector_generation (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  generation INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO vector_generation (id, generation) VALUES (1, 0);`;
+
+// What document sync last saw of each file it ingested, per agent: lets a
+// re-sync skip files whose size and modification time have not changed
+// without reading them. Derived from the knowledge entities; never versioned.
+const RAG_FILES = `CREATE TABLE IF NOT EXISTS rag_files (
+  agent_id TEXT NOT NULL,
+  path TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  mtime_ms REAL NOT NULL,
+  synced_at TEXT NOT NULL,
+  PRIMARY KEY (agent_id, path)
+) WITHOUT ROWID;`;
+
+// Append-only log of operations; only cleanup({ maxAuditLines }) trims it.
+const AUDIT = `CREATE TABLE IF NOT EXISTS audit (
+  seq INTEGER PRIMARY KEY,
+  time TEXT NOT NULL,
+  op TEXT NOT NULL,
+  entity_id TEXT,
+  entity_type TEXT,
+  detail TEXT
+);`;
+
+/**
+ * Every table of the store other than the search index's, by name, with the
+ * statement that creates it (empty) when it is missing.
+ */
+const STORE_TABLE_DDL = {
+  objects: OBJECTS,
+  commits: COMMITS,
+  refs: REFS,
+  access: ACCESS,
+  vectors: VECTORS,
+  vector_generation: VECTOR_GENERATION,
+  rag_files: RAG_FILES,
+  audit: AUDIT,
+} as const;
+
+export type StoreTable = keyof typeof STORE_TABLE_DDL;
+
+/** The store's tables outside the search index: verify reports each one that is missing. */
+export const STORE_TABLES = Object.keys(STORE_TABLE_DDL) as readonly StoreTable[];
+
+/**
+ * The history: the entities themselves. Put back empty, they would hide that
+ * every entity is gone, so only a snapshot restore (which fills them) makes
+ * them again; the others hold counts, caches and the log, whose loss loses
+ * no entity, and a rebuild of the index puts them back empty.
+ */
+export const HISTORY_TABLES: readonly StoreTable[] = ['objects', 'commits', 'refs'];
+
+/** The tables among `tables` that `schema` (main, or an attached snapshot) does not have. */
+export function missingTables(db: Database, tables: readonly string[], schema = 'main'): string[] {
+  const present = new Set(
+    db
+      .all(`SELECT name FROM ${schema}.sqlite_master WHERE type = 'table'`)
+      .map((row) => text(row, 'sqlite_master', 'name')),
+  );
+  return tables.filter((table) => !present.has(table));
+}
+
+/** Creates `tables` (all of the store's by default) where they are missing, empty; the schema version stays. */
+export function createMissingTables(db: Database, tables: readonly StoreTable[] = STORE_TABLES): StoreTable[] {
+  const missing = missingTables(db, tables) as StoreTable[];
+  for (const table of missing) db.exec(STORE_TABLE_DDL[table]);
+  return missing;
+}
+
+const V1 = `
+${OBJECTS}
+${COMMITS}
+${REFS}
+${ACCESS}
 
 -- Full-text search. search_docs holds each indexed entity's scope and its
 -- pre-tokenized terms (see search/tokenizer.ts) column by column; one
@@ -120,48 +219,10 @@ ${SEARCH_DOCS}
 ${ftsTables(v1FtsTable, v1VocabTable)}
 ${SEARCH_STATS}
 
--- Optional embeddings (hybrid search). A vector belongs to one version of an
--- entity (object_seq) and one model: a vector whose entity has changed since,
--- or that another model made, is never used, and backfill replaces it.
-CREATE TABLE vectors (
-  entity_id TEXT PRIMARY KEY,
-  type TEXT NOT NULL,
-  agent_id TEXT NOT NULL,
-  user_id TEXT,
-  object_seq INTEGER NOT NULL,
-  model TEXT NOT NULL,
-  dims INTEGER NOT NULL,
-  vector BLOB NOT NULL
-) WITHOUT ROWID;
--- Bumped by every vector write, so a process knows when its cached copy is old.
-CREATE TABLE vector_generation (
-  id INTEGER PRIMARY KEY CHECK (id = 1),
-  generation INTEGER NOT NULL
-);
-INSERT INTO vector_generation (id, generation) VALUES (1, 0);
-
--- What document sync last saw of each file it ingested, per agent: lets a
--- re-sync skip files whose size and modification time have not changed
--- without reading them. Derived from the knowledge entities; never versioned.
-CREATE TABLE rag_files (
-  agent_id TEXT NOT NULL,
-  path TEXT NOT NULL,
-  sha256 TEXT NOT NULL,
-  bytes INTEGER NOT NULL,
-  mtime_ms REAL NOT NULL,
-  synced_at TEXT NOT NULL,
-  PRIMARY KEY (agent_id, path)
-) WITHOUT ROWID;
-
--- Append-only log of operations; only cleanup({ maxAuditLines }) trims it.
-CREATE TABLE audit (
-  seq INTEGER PRIMARY KEY,
-  time TEXT NOT NULL,
-  op TEXT NOT NULL,
-  entity_id TEXT,
-  entity_type TEXT,
-  detail TEXT
-);
+${VECTORS}
+${VECTOR_GENERATION}
+${RAG_FILES}
+${AUDIT}
 `;
 
 // Search rows not yet in their FTS5 table. FTS5 pays a fixed price for every

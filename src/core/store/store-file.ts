@@ -3,7 +3,7 @@ import * as path from 'node:path';
 
 import { MemoryError } from '../errors';
 import { isDiskFull, storeFullError } from './disk-full';
-import { ownedTempPath, removeOrphanedTempFiles, removeQuietly } from './owned-files';
+import { createExclusiveSync, ownedTempPath, removeOrphanedTempFiles, removeQuietly, REPLACING } from './owned-files';
 
 /**
  * The store file's life before SQLite opens it: the folder it goes in, how a
@@ -76,10 +76,37 @@ export type Creation =
   /** Not made: the file system has no hard links; the caller creates it in place, as SQLite does. */
   | 'in-place';
 
+/**
+ * The temporary files of `file`'s folder that a killed process may leave:
+ * a store being built (and its sidecars), and a file being replaced beside
+ * the store (verify's damage marker, `memory.db.damaged.<owner>.replacing`).
+ */
 const creationTemp = (file: string) => {
   const prefix = `${path.basename(file)}.`;
-  return (name: string) => name.startsWith(prefix) && /\.creating(?:-wal|-shm|-journal)?$/.test(name);
+  const kinds = new RegExp(`\\.(?:${CREATING}(?:-wal|-shm|-journal)?|${REPLACING})$`);
+  return (name: string) => name.startsWith(prefix) && kinds.test(name);
 };
+
+/**
+ * Refuses a store path that holds something other than a regular file: a
+ * folder named memory.db would otherwise reach SQLite, whose "unable to open"
+ * reads as a permissions problem and sends the user the wrong way. A link is
+ * judged by what it leads to (assertStoreConfined has kept it in the folder).
+ */
+export function assertStoreFileKind(file: string): void {
+  let stats: fs.Stats;
+  try {
+    stats = fs.statSync(file);
+  } catch {
+    return; // Missing (it is created) or unreadable (SQLite says why).
+  }
+  if (stats.isFile()) return;
+  const what = stats.isDirectory() ? 'a folder' : 'not a regular file (a device, pipe or socket)';
+  throw new MemoryError(
+    'INVALID_INPUT',
+    `${file} is ${what}, not a store file. Move it away (a new store is then created there), or keep the store in another folder.`,
+  );
+}
 
 /**
  * Makes `file` a new, complete store unless it exists. `build` makes one at a
@@ -95,6 +122,20 @@ export function createIfMissing(file: string, build: (temp: string) => void): Cr
   if (fs.existsSync(file)) return 'existed';
   const temp = ownedTempPath(file, CREATING);
   try {
+    // Made here, empty, before SQLite opens it: SQLite would follow a link
+    // planted at the name and build the store wherever it led.
+    try {
+      createExclusiveSync(temp);
+    } catch (error) {
+      if (isDiskFull(error)) throw storeFullError(file, 'the store', NEW_STORE_NEEDS, error);
+      // What SQLite would have said creating it (SQLITE_CANTOPEN): the folder cannot take a file.
+      const why = unwritableReason(dir) ?? (error as Error).message;
+      throw new MemoryError(
+        'STORE_READONLY',
+        `The store at ${file} cannot be opened for writing (its folder cannot be written: ${why}). Workspace Memory needs to write its file and folder, even to read: check their permissions, or copy the store somewhere writable.`,
+        { cause: error },
+      );
+    }
     build(temp);
     // Closing the last connection moves the write-ahead log into the file;
     // if a log were left, the file alone would not be the whole store.
@@ -121,15 +162,62 @@ function fileSize(file: string): number {
   }
 }
 
-/** Tables every Workspace Memory store has had since its first version. */
-const OUR_TABLES = ['objects', 'commits', 'refs'];
+/**
+ * Tables every Workspace Memory store has had since its first version, with
+ * columns each has always had and that every version reads. Names alone are
+ * not enough: `objects`, `commits` and `refs` are common words, and another
+ * program's tables of those names taken for ours would have our migrations
+ * fail half-way on them, or change them.
+ */
+const OUR_TABLES: Readonly<Record<string, readonly string[]>> = {
+  objects: ['seq', 'hash', 'data'],
+  commits: ['seq', 'hash', 'entity_id', 'parent_seq', 'object_seq', 'time', 'author', 'message', 'op'],
+  refs: ['id', 'type', 'agent_id', 'head_seq', 'object_seq', 'deleted', 'created_at', 'updated_at'],
+};
 
-export type Contents = 'empty' | 'ours' | 'foreign';
+export type Contents = 'empty' | 'ours' | 'foreign' | 'incomplete';
 
-/** What a database holds, from the names in its schema (sqlite_* ones left out). */
-export function classifyContents(names: readonly string[]): Contents {
+/**
+ * What a database holds, from its schema: `names` (sqlite_* ones left out)
+ * and `columnsOf`, the columns of a table (none for a view or a missing table).
+ */
+export function classifyContents(names: readonly string[], columnsOf: (table: string) => readonly string[]): Contents {
   if (names.length === 0) return 'empty';
-  return OUR_TABLES.every((table) => names.includes(table)) ? 'ours' : 'foreign';
+  let ours = 0;
+  let missing = false;
+  for (const [table, required] of Object.entries(OUR_TABLES)) {
+    if (!names.includes(table)) {
+      missing = true;
+      continue;
+    }
+    const columns = columnsOf(table);
+    if (!required.every((column) => columns.includes(column))) return 'foreign';
+    ours++;
+  }
+  if (!missing) return 'ours';
+  // Some of our history tables, with our columns, and not the others: a store that lost a table
+  // (dropped, or a damaged schema), not another program's file.
+  return ours > 0 ? 'incomplete' : 'foreign';
+}
+
+/** The first of our history tables a store that lost some of them is missing. */
+export function firstMissingTable(names: readonly string[]): string | undefined {
+  return Object.keys(OUR_TABLES).find((table) => !names.includes(table));
+}
+
+/**
+ * A file with our tables whose layout version (user_version) reads 0: the
+ * header field was reset (a tool, a damaged header), and migrating from 0
+ * would try to create the tables again over the data.
+ */
+export function versionLostError(file: string, latest: number): MemoryError {
+  return new MemoryError(
+    'STORE_CORRUPT',
+    `The store at ${file} holds Workspace Memory's tables but its layout version was reset to 0, so it cannot be ` +
+      `opened safely. Restore the file from a backup or restore a snapshot; if you know it was last written by this ` +
+      `version, set the version back with \`sqlite3 ${file} "PRAGMA user_version = ${latest}"\` and run ` +
+      '`workspace-memory verify`.',
+  );
 }
 
 export function foreignFileError(file: string, names: readonly string[]): MemoryError {

@@ -17,6 +17,8 @@ export type VerifyErrorCode =
   /** An entity's type, agent or user changed from one version to the next without an import saying so. */
   | 'SCOPE_CHANGED'
   | 'ORPHAN_COMMIT'
+  /** A table the store's layout has is gone (dropped by another tool): the message says what puts it back. */
+  | 'MISSING_TABLE'
   | 'SEARCH_INDEX';
 
 export interface VerifyError {

@@ -37,6 +37,8 @@ export function describeRestore(preview: RestorePreview): string {
     ['change', preview.changed],
   ];
   const lines = kinds.filter(([, change]) => change.total > 0).map(([verb, change]) => changeLine(verb, change));
+  if (preview.liveDamage)
+    lines.unshift(`  rebuild     the live store, which is damaged (${preview.liveDamage}), from the snapshot`);
   if (lines.length === 0) lines.push('  no entity changes (the history of edits since is rewound)');
   lines.push(`  keep        ${counted(preview.unchanged, 'entity', 'entities')} as they are`);
   return lines.join('\n');

@@ -2,8 +2,8 @@ import * as path from 'node:path';
 
 import type { Command } from 'commander';
 
-import { MemoryError } from '../../core/errors';
-import type { SnapshotInfo } from '../../core/snapshots';
+import { isMemoryError, MemoryError } from '../../core/errors';
+import { restoreUnopenableStore, type SnapshotInfo } from '../../core/snapshots';
 import { type GlobalOptions, parseInteger, parseNumber, readStdin, withMemory, withStoreOptions } from './context';
 import { readTextFile, writeTextFile } from './files';
 import { counted, inline, noun, print, printError, printJson } from './output';
@@ -13,6 +13,29 @@ function snapshotLine(info: SnapshotInfo): string {
   // Labels are checked when made, but a store from an older version may hold any: one line, escaped.
   const entities = `${String(info.entities).padStart(7)} ${noun(info.entities, 'entity', 'entities').padEnd(8)}`;
   return `${info.id}  ${info.createdAt}  ${entities}  ${inline(info.label)}`.trimEnd();
+}
+
+/**
+ * Whether to go on with a restore: --yes, or "y" at the question on a
+ * terminal. The question and what it is about go to standard error: they are
+ * not the command's output. With nobody to ask, a script must say --yes; like
+ * a missing option, that is bad usage (exit 2).
+ */
+async function consented(yes: boolean, summary: string): Promise<boolean> {
+  if (yes) return true;
+  printError(summary);
+  if (!process.stdin.isTTY || !process.stderr.isTTY) {
+    printError(
+      'workspace-memory: snapshot restore replaces the whole store and there is no terminal to ask on; ' +
+        'nothing was changed. Give --yes to restore.',
+    );
+    process.exitCode = 2;
+    return false;
+  }
+  if (await confirm('Restore this snapshot?', { input: process.stdin, output: process.stderr })) return true;
+  printError('not restored; nothing was changed');
+  process.exitCode = 1;
+  return false;
 }
 
 export function registerStoreCommands(program: Command): void {
@@ -46,32 +69,29 @@ export function registerStoreCommands(program: Command): void {
     )
     .option('--yes', 'restore without asking (scripts: required when not on a terminal)', false)
     .action(async (id: string, options: GlobalOptions & { yes: boolean }) => {
-      await withMemory(options, async (memory) => {
-        const preview = await memory.restorePreview(id);
-        const summary = describeRestore(preview);
-        if (!options.yes) {
-          // The question and what it is about go to standard error: they are not the command's output.
-          printError(`Restoring ${snapshotLine(preview.snapshot)} would:\n${summary}`);
-          if (!process.stdin.isTTY || !process.stderr.isTTY) {
-            // Nobody to ask: a script must say --yes; like a missing option, bad usage (exit 2).
-            printError(
-              'workspace-memory: snapshot restore replaces the whole store and there is no terminal to ask on; ' +
-                'nothing was changed. Give --yes to restore.',
-            );
-            process.exitCode = 2;
-            return;
-          }
-          if (!(await confirm('Restore this snapshot?', { input: process.stdin, output: process.stderr }))) {
-            printError('not restored; nothing was changed');
-            process.exitCode = 1;
-            return;
-          }
-        }
-        const info = await memory.restore(id);
-        const { restored, removed, changed, unchanged } = preview;
-        if (options.json) printJson({ ...info, changes: { restored, removed, changed, unchanged } });
-        else print(`restored ${snapshotLine(info)}\n${summary}`);
-      });
+      let opened = false;
+      try {
+        await withMemory(options, async (memory) => {
+          opened = true;
+          const preview = await memory.restorePreview(id);
+          const summary = describeRestore(preview);
+          if (!(await consented(options.yes, `Restoring ${snapshotLine(preview.snapshot)} would:\n${summary}`))) return;
+          const info = await memory.restore(id);
+          const { restored, removed, changed, unchanged } = preview;
+          if (options.json) printJson({ ...info, changes: { restored, removed, changed, unchanged } });
+          else print(`restored ${snapshotLine(info)}\n${summary}`);
+        });
+      } catch (error) {
+        // A store too damaged to open can still be rebuilt from a snapshot; no preview can be made of it.
+        if (opened || !isMemoryError(error, 'STORE_CORRUPT')) throw error;
+        const question =
+          `The store cannot be opened: ${error.message}\n` +
+          `Restoring snapshot ${id} rebuilds it from the snapshot; what the damaged file held since is lost.`;
+        if (!(await consented(options.yes, question))) return;
+        const info = await restoreUnopenableStore(options.dir, id);
+        if (options.json) printJson({ ...info, rebuilt: true });
+        else print(`restored ${snapshotLine(info)} (the damaged store file was rebuilt)`);
+      }
     });
 
   withStoreOptions(program.command('export'))
