@@ -15,10 +15,11 @@ import * as path from 'node:path';
  * `file` itself is replaced, not written through: a symlink there is
  * replaced by the new file, so callers that mean to follow one (or refuse
  * it) decide that before calling. A file being replaced keeps its
- * permission bits; a new one gets the usual 0o666 less the umask.
+ * permission bits; a new one gets the usual 0o666 less the umask. `temp`
+ * names the temporary file when the caller has a convention for it (the
+ * store's own files, which its clean-up recognises after a kill).
  */
-export function writeFileAtomicSync(file: string, data: string | Uint8Array): void {
-  const temp = temporaryName(file);
+export function writeFileAtomicSync(file: string, data: string | Uint8Array, temp = temporaryName(file)): void {
   const mode = modeOf(file);
   let fd: number | undefined;
   try {

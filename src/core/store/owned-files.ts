@@ -2,6 +2,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { writeFileAtomicSync } from '../atomic-file';
+
 /**
  * Temporary files that one process writes and then renames or links into
  * place (a snapshot being copied, a new store being built). A process killed
@@ -142,26 +144,7 @@ export function createExclusiveSync(file: string): void {
  * removing the temporary file.
  */
 export function replaceFileSync(file: string, data: string): void {
-  const temp = ownedTempPath(file, REPLACING);
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(temp, CREATE_NEW, 0o644);
-    fs.writeFileSync(fd, data);
-    fs.fsyncSync(fd);
-    fs.closeSync(fd);
-    fd = undefined;
-    fs.renameSync(temp, file);
-  } catch (error) {
-    if (fd !== undefined) {
-      try {
-        fs.closeSync(fd);
-      } catch {
-        // The first error is the one worth reporting.
-      }
-    }
-    removeQuietly(temp);
-    throw error;
-  }
+  writeFileAtomicSync(file, data, ownedTempPath(file, REPLACING));
 }
 
 /** The kind `replaceFileSync` names its temporary files with. */
