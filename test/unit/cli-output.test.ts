@@ -182,7 +182,7 @@ describe('cli output in a terminal', function () {
           path.join(docs, 'ops.md'),
           '# Ops\n\nIntro.\n\n## Kafka\n\nBrokers run on three hosts.\nKafka retention is \x1b[8mseven\x1b[0m days \u202eyes.\n',
         );
-        assert.equal(cli(['rag', 'sync', docs, '--dir', dir]).code, 0);
+        assert.equal(cli(['rag', 'sync', docs, '--dir', dir, '--prefix', '.']).code, 0);
         const query = cli(['rag', 'query', 'kafka retention', '--dir', dir, '--limit', '1']);
         assert.equal(query.code, 0, query.stderr);
         assert.equal(

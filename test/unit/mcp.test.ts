@@ -87,7 +87,8 @@ describe('mcp server', function () {
   });
 
   it('runs every tool against the store in the scope it was started with', async () => {
-    assert.equal(cli(['rag', 'sync', docs, '--dir', dir, '--agent', 'a']).code, 0);
+    // Named without a prefix, as a workspace's root folder: citations read deploy.md.
+    assert.equal(cli(['rag', 'sync', docs, '--dir', dir, '--agent', 'a', '--prefix', '.']).code, 0);
     const saved = await ok('memory_save', { content: 'We deploy the api with docker compose', tags: ['deploy'] });
     const memory = (saved.structuredContent as { entity: { id: string; agentId: string; userId: string } }).entity;
     assert.deepEqual([memory.agentId, memory.userId], ['a', 'u']);

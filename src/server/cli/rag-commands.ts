@@ -1,3 +1,6 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
 import type { Command } from 'commander';
 
 import { MemoryError } from '../../core/errors';
@@ -58,6 +61,24 @@ function snippets(result: RagQueryResult, question: string): string {
     .join('\n');
 }
 
+/**
+ * What the documents under `target` are called in the store: their path from
+ * the current folder, as VS Code names a workspace's documents from its root
+ * ("docs/deploy.md"), so citations open from there, and so that syncing
+ * another folder mirrors only that folder's documents instead of removing
+ * these. A folder outside the current one goes by its own name. A file is
+ * named from its folder.
+ */
+export function documentPrefix(target: string, explicit?: string): string | undefined {
+  if (explicit !== undefined) return explicit.trim() === '' || explicit.trim() === '.' ? undefined : explicit;
+  const absolute = path.resolve(target);
+  const folder = fs.statSync(absolute, { throwIfNoEntry: false })?.isFile() ? path.dirname(absolute) : absolute;
+  const relative = path.relative(process.cwd(), folder);
+  if (relative === '') return undefined;
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return path.basename(folder);
+  return relative.split(path.sep).join('/');
+}
+
 function withAgent(command: Command): Command {
   return withStoreOptions(command).addOption(agentOption());
 }
@@ -75,10 +96,20 @@ export function registerRagCommands(program: Command): void {
       .option('--strategy <name>', 'chunking: fixed, paragraph or markdown (default: by extension)')
       .option('--max-chars <n>', 'largest chunk', parseInteger('--max-chars'))
       .option('--rechunk', 'chunk unchanged files again too (after changing --strategy or --max-chars)')
+      .option(
+        '--prefix <name>',
+        'what the folder is called in the store (default: its path from the current folder, or its name when outside it; "." for none)',
+      )
       .action(
         async (
           path: string,
-          options: RagOptions & { ext?: string; strategy?: string; maxChars?: number; rechunk?: boolean },
+          options: RagOptions & {
+            ext?: string;
+            strategy?: string;
+            maxChars?: number;
+            rechunk?: boolean;
+            prefix?: string;
+          },
         ) => {
           if (options.strategy && !['fixed', 'paragraph', 'markdown'].includes(options.strategy)) {
             throw new MemoryError(
@@ -86,6 +117,7 @@ export function registerRagCommands(program: Command): void {
               `Unknown chunking strategy "${options.strategy}"; use fixed, paragraph or markdown.`,
             );
           }
+          const prefix = documentPrefix(path, options.prefix);
           const report = await interruptible((signal) =>
             withMemory(options, (memory) =>
               memory.rag[name](path, options.agent, {
@@ -93,6 +125,7 @@ export function registerRagCommands(program: Command): void {
                 ...(options.strategy ? { strategy: options.strategy as 'fixed' | 'paragraph' | 'markdown' } : {}),
                 ...(options.maxChars !== undefined ? { maxChars: options.maxChars } : {}),
                 ...(options.rechunk ? { rechunk: true } : {}),
+                ...(prefix ? { sourcePrefix: prefix } : {}),
                 signal,
                 onProgress: (step) => printProgress(syncProgressText(step)),
               }),
