@@ -168,6 +168,16 @@ async function saveSelection(services: Services, views: Views) {
 async function deleteEntity(services: Services, argument: EntityArgument, options: { confirmed?: boolean }) {
   const entity = await resolveEntity(services, argument);
   if (!entity) return;
+  if (isSyncedChunk(entity)) {
+    // Doc sync would not bring a deleted chunk back until its file changes: the file decides.
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t(
+        'This chunk mirrors {0}: doc sync keeps it in step with the file. Edit or delete the file, or leave it out of doc sync with workspaceMemory.docSync.exclude.',
+        entity.source ?? '',
+      ),
+    );
+    return;
+  }
   const preview = entity.content.length > 200 ? `${entity.content.slice(0, 200)}…` : entity.content;
   const ok =
     options.confirmed ||

@@ -61,6 +61,18 @@ describe('doc sync', () => {
     assert.match(history[1]!.entity!.content, /second Tuesday/);
   });
 
+  it('a synced chunk is not deleted from the views: its file decides', async () => {
+    const [chunk] = await chunksOf(`docs/${name}`);
+    assert.ok(chunk);
+    await vscode.commands.executeCommand(
+      'workspaceMemory.delete',
+      { kind: 'entity', entity: chunk },
+      { confirmed: true },
+    );
+    const { services } = await extensionApi();
+    assert.ok(await (await services.memory()).knowledge.get(chunk.id), 'the chunk is still there');
+  });
+
   it('deleting the file tombstones its chunks', async () => {
     const [chunk] = await chunksOf(`docs/${name}`);
     assert.ok(chunk);
