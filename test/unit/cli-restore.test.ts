@@ -72,7 +72,7 @@ describe('cli: snapshot restore asks first', () => {
     assert.equal(result.code, 2, result.stderr);
     assert.equal(result.stdout, '');
     assert.match(result.stderr, new RegExp(`remove +1 entity \\(1 memory\\): ${added}`));
-    assert.match(result.stderr, /keep +1 entity as they are/);
+    assert.match(result.stderr, /keep +1 entity as it is\n +rewind +every entity's history to the snapshot/);
     assert.match(result.stderr, /Give --yes to restore/);
     assert.equal(json<{ memories: number }>(['stats', '--dir', dir]).memories, 2);
   });
@@ -124,7 +124,7 @@ describe('cli: snapshot restore asks first', () => {
     });
     assert.equal(
       text,
-      '  no entity changes (the history of edits since is rewound)\n  keep        3 entities as they are',
+      "  no entity changes\n  keep        3 entities as they are\n  rewind      every entity's history to the snapshot: commits made since it are dropped",
     );
   });
 });

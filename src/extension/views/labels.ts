@@ -3,12 +3,12 @@ import * as vscode from 'vscode';
 import { type Entity, type EntityType, SHARED_AGENT_ID } from '../../core/types';
 
 /** How each type looks in the views. */
-export const TYPE_INFO: Record<EntityType, { plural: string; icon: string }> = {
-  memory: { plural: vscode.l10n.t('Memories'), icon: 'lightbulb' },
-  skill: { plural: vscode.l10n.t('Skills'), icon: 'tools' },
-  knowledge: { plural: vscode.l10n.t('Knowledge'), icon: 'book' },
-  session: { plural: vscode.l10n.t('Sessions'), icon: 'comment-discussion' },
-  profile: { plural: vscode.l10n.t('Profiles'), icon: 'account' },
+export const TYPE_INFO: Record<EntityType, { singular: string; plural: string; icon: string }> = {
+  memory: { singular: vscode.l10n.t('memory'), plural: vscode.l10n.t('Memories'), icon: 'lightbulb' },
+  skill: { singular: vscode.l10n.t('skill'), plural: vscode.l10n.t('Skills'), icon: 'tools' },
+  knowledge: { singular: vscode.l10n.t('knowledge chunk'), plural: vscode.l10n.t('Knowledge'), icon: 'book' },
+  session: { singular: vscode.l10n.t('session'), plural: vscode.l10n.t('Sessions'), icon: 'comment-discussion' },
+  profile: { singular: vscode.l10n.t('profile'), plural: vscode.l10n.t('Profiles'), icon: 'account' },
 };
 
 const LABEL_LENGTH = 80;

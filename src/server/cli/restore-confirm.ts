@@ -39,8 +39,12 @@ export function describeRestore(preview: RestorePreview): string {
   const lines = kinds.filter(([, change]) => change.total > 0).map(([verb, change]) => changeLine(verb, change));
   if (preview.liveDamage)
     lines.unshift(`  rebuild     the live store, which is damaged (${preview.liveDamage}), from the snapshot`);
-  if (lines.length === 0) lines.push('  no entity changes (the history of edits since is rewound)');
-  lines.push(`  keep        ${counted(preview.unchanged, 'entity', 'entities')} as they are`);
+  if (lines.length === 0) lines.push('  no entity changes');
+  lines.push(
+    `  keep        ${counted(preview.unchanged, 'entity', 'entities')} as ${preview.unchanged === 1 ? 'it is' : 'they are'}`,
+  );
+  // A restore replaces the history too: commits made since the snapshot are gone afterwards.
+  lines.push("  rewind      every entity's history to the snapshot: commits made since it are dropped");
   return lines.join('\n');
 }
 

@@ -51,8 +51,12 @@ describe('Snapshots view', () => {
       { confirmed: true },
     );
     assert.equal(restored?.id, created.id);
-    assert.match(restored.summary, new RegExp(`Removes ${preview.removed.total} \\(.*\\d+ Memories`));
-    assert.match(restored.summary, /Keeps \d+ entities as they are\./);
+    assert.match(
+      restored.summary,
+      new RegExp(`Removes ${preview.removed.total} entit(y|ies) \\(.*\\d+ (memory|memories)`),
+    );
+    assert.match(restored.summary, /Leaves \d+ entit(y|ies) unchanged\./);
+    assert.match(restored.summary, /history goes back to the snapshot/);
     assert.equal(await memory.get(later.id), null, 'the memory written after the snapshot is gone');
   });
 });
