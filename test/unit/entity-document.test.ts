@@ -129,4 +129,18 @@ describe('entity documents', () => {
     assert.equal(lineOfProblem(text, 'memory', 'The content is empty.'), lines.indexOf('---', 1) + 1);
     assert.equal(lineOfProblem(text, 'memory', 'The store is busy.'), 0);
   });
+
+  it('names the file line of broken YAML, without the parser’s dangling colon, and marks that line', () => {
+    const text = renderEntity(memory).replace('tags: [deploy, ops]', 'tags: [deploy, ops]\ncategory: fact');
+    const lines = text.split('\n');
+    const duplicate = lines.lastIndexOf('category: fact');
+    try {
+      parseEntityDocument(text, memory);
+      assert.fail('refused');
+    } catch (error) {
+      assert.ok(error instanceof MemoryError);
+      assert.match(error.message, new RegExp(`at line ${duplicate + 1}, column 1\\.$`));
+      assert.equal(lineOfProblem(text, 'memory', error.message), duplicate);
+    }
+  });
 });

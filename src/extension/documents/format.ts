@@ -73,6 +73,8 @@ function sessionBody(entity: Extract<Entity, { type: 'session' }>): string {
  */
 export function lineOfProblem(text: string, type: EntityType, message: string): number {
   const lines = text.split(/\r?\n/);
+  const at = /at line (\d+)/.exec(message);
+  if (at) return Math.min(Math.max(Number(at[1]) - 1, 0), lines.length - 1);
   const end = lines.indexOf('---', 1);
   for (const key of EDITABLE[type]) {
     const singular = key.replace(/s$/, '');
@@ -127,10 +129,11 @@ export function parseEntityDocument(text: string, current: Entity): UpdateByType
   try {
     fields = parseYaml(match[1]!) ?? {};
   } catch (error) {
-    throw new MemoryError(
-      'INVALID_INPUT',
-      `The front matter is not valid YAML: ${(error as Error).message.split('\n')[0]}`,
-    );
+    // The parser counts lines from the front matter's first line, the file from its "---" above it;
+    // its message ends in a colon before a snippet that is left out here.
+    const first = ((error as Error).message.split('\n')[0] ?? '').replace(/:\s*$/, '');
+    const reason = first.replace(/at line (\d+)/, (_, line: string) => `at line ${Number(line) + 1}`);
+    throw new MemoryError('INVALID_INPUT', `The front matter is not valid YAML: ${reason}.`);
   }
   if (typeof fields !== 'object' || Array.isArray(fields) || fields === null) {
     throw new MemoryError('INVALID_INPUT', 'The front matter must be a set of "field: value" lines.');
