@@ -127,3 +127,33 @@ export function assertSnapshotFileConfined(snapshotsDir: string, file: string): 
   }
   if (!isInside(real, path.dirname(target))) throw refuse(`leads outside the snapshots folder (to ${target})`);
 }
+
+/**
+ * Refuses a file the user asked to write (an export) that would land in the
+ * store's own folder: over the database, its log, a snapshot or a manifest,
+ * it would destroy what it exports (and writes other processes are making).
+ * Both sides are compared as real paths, so a link to the folder is caught.
+ */
+export function assertOutsideStore(storeDir: string, file: string): void {
+  const real = (target: string): string => {
+    try {
+      return fs.realpathSync(target);
+    } catch {
+      // Not there yet: its folder decides.
+      return path.join(real(path.dirname(target)), path.basename(target));
+    }
+  };
+  let store: string;
+  try {
+    store = fs.realpathSync(storeDir);
+  } catch {
+    return; // No store folder, nothing in it to overwrite.
+  }
+  const target = real(path.resolve(file));
+  if (isInside(store, target)) {
+    throw new MemoryError(
+      'INVALID_INPUT',
+      `Cannot write ${file}: it is inside the store's own folder (${store}), where it would overwrite the store or its snapshots. Write the export somewhere else.`,
+    );
+  }
+}

@@ -236,7 +236,8 @@ interface RebuildPlan {
   liveSchemaCookie: () => number;
   /**
    * The store cannot be opened: verify the snapshot first (the live store's
-   * own restore has already), and empty a file SQLite will not write over.
+   * own restore has already), and, when nothing has the file open, replace it
+   * whole by a rename instead of writing over it.
    */
   unopenable?: boolean;
 }
@@ -252,13 +253,36 @@ interface RebuildPlan {
  */
 async function rebuildOver(plan: RebuildPlan): Promise<void> {
   const { backup, DatabaseSync } = loadSqlite();
+  // A store that cannot even be opened is replaced whole rather than written over: the new file
+  // is built completely first (a kill or a full disk before that leaves the original as it was),
+  // the damaged original and its log are moved aside (kept, never emptied), and the new file is
+  // renamed into place; whatever the damaged header says does not matter. Nothing can be working
+  // on the old file: it cannot be opened.
+  const swap = plan.unopenable === true;
   try {
-    buildAside(plan);
+    buildAside(plan, !swap);
+    if (swap) {
+      // The new file must hold everything itself: its own log, if closing left one, goes into it first.
+      if ((fs.statSync(`${plan.temp}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) {
+        const settle = new DatabaseSync(plan.temp);
+        try {
+          settle.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+        } finally {
+          settle.close();
+        }
+      }
+      const aside = `${plan.storePath}.unreadable-${plan.now().toISOString().replace(/[:.]/g, '-')}`;
+      for (const suffix of ['', '-wal', '-shm', '-journal']) {
+        if (fs.existsSync(`${plan.storePath}${suffix}`))
+          fs.renameSync(`${plan.storePath}${suffix}`, `${aside}${suffix}`);
+      }
+      fs.renameSync(plan.temp, plan.storePath);
+      return;
+    }
     const source = new DatabaseSync(plan.temp, { readOnly: true });
     // The backup does not wait for another writer as a connection's
     // statements do: it is retried for as long as they would wait.
     const deadline = Date.now() + plan.waitMs;
-    let truncated = false;
     try {
       for (;;) {
         try {
@@ -266,14 +290,6 @@ async function rebuildOver(plan: RebuildPlan): Promise<void> {
           await backup(source, plan.storePath, { rate: 1_000_000_000 });
           break;
         } catch (error) {
-          if (plan.unopenable && !isBusy(error) && !truncated && unused(plan.storePath)) {
-            // SQLite would not write over it (a file cut short): with no
-            // connection open on it, it is emptied, which SQLite reads as an
-            // empty database, and written again.
-            fs.truncateSync(plan.storePath, 0);
-            truncated = true;
-            continue;
-          }
           if (!isBusy(error) || Date.now() >= deadline) throw busyOrCorrupt(error, plan.storePath);
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
@@ -292,7 +308,7 @@ async function rebuildOver(plan: RebuildPlan): Promise<void> {
  * snapshot too) as far as it reads, a vector generation past both stores' so
  * no process keeps a cached copy, the search index, and the restore's entry.
  */
-function buildAside(plan: RebuildPlan): void {
+function buildAside(plan: RebuildPlan, forOpenConnections: boolean): void {
   const fresh = new Database(plan.temp, { busyTimeoutMs: 0 });
   try {
     try {
@@ -350,7 +366,8 @@ function buildAside(plan: RebuildPlan): void {
           repaired: plan.damage,
           ...(lostAudit ? { auditLost: lostAudit } : {}),
         });
-        passSchemaCookie(fresh, plan);
+        // Only connections open on the live file need a newer cookie to see the new schema.
+        if (forOpenConnections) passSchemaCookie(fresh, plan);
       });
     } catch (error) {
       if (error instanceof MemoryError && error.code !== 'STORE_CORRUPT') throw error;
@@ -390,15 +407,6 @@ function passSchemaCookie(fresh: Database, plan: RebuildPlan): void {
     );
   }
   for (let i = 0; i < needed; i++) fresh.exec('CREATE TABLE restore_cookie (x); DROP TABLE restore_cookie;');
-}
-
-/**
- * No connection has the store open: every connection in WAL mode keeps the
- * log and its index (-wal, -shm) beside the file, and the last to close
- * removes them.
- */
-function unused(storePath: string): boolean {
-  return !fs.existsSync(`${storePath}-wal`) && !fs.existsSync(`${storePath}-shm`);
 }
 
 /** The schema cookie in a SQLite file's header (bytes 40-43); 0 when it cannot be read. */

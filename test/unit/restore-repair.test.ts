@@ -251,6 +251,11 @@ describe('snapshot restore as a repair', function () {
   it('restores over a store that cannot be opened at all (damaged schema, cut short), keeping what of its log reads', async () => {
     const cases: [string, (file: string) => void][] = [
       ['cut short', (file) => fs.truncateSync(file, Math.floor(fs.statSync(file).size / 3))],
+      // Random bytes: the header's schema cookie is garbage, which writing over the file could not pass.
+      [
+        'random bytes',
+        (file) => fs.writeFileSync(file, Buffer.from(Array.from({ length: 65_536 }, (_, i) => (i * 7919) % 251))),
+      ],
     ];
     // Flips that hit the schema: the store no longer opens.
     for (let seed = 1, found = 0; found < 3 && seed < 200; seed++) {
@@ -264,12 +269,17 @@ describe('snapshot restore as a repair', function () {
         cases.push([`flips of seed ${seed}`, (file) => flipBits(file, seed, 160)]);
       }
     }
-    assert.equal(cases.length, 4, 'three seeds damage the schema');
+    assert.equal(cases.length, 5, 'three seeds damage the schema');
     for (const [name, damage] of cases) {
       const dir = copy();
       damage(path.join(dir, STORE_FILE));
+      const damaged = fs.readFileSync(path.join(dir, STORE_FILE));
       await rejectsWith(Memory.open({ dir }), 'STORE_CORRUPT');
       const info = await restoreUnopenableStore(dir, snapshotId);
+      // The damaged original is kept aside, whole, never emptied.
+      const aside = fs.readdirSync(dir).filter((entry) => /^memory\.db\.unreadable-[^.]+Z$/.test(entry));
+      assert.equal(aside.length, 1, `${name}: ${fs.readdirSync(dir).join(', ')}`);
+      assert.ok(fs.readFileSync(path.join(dir, aside[0]!)).equals(damaged), name);
       assert.equal(info.id, snapshotId);
       assert.equal(integrity(dir), 'ok', name);
       const memory = await Memory.open({ dir });

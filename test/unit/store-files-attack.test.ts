@@ -228,6 +228,18 @@ describe('store files under attack', function () {
       await rejectsWith(Memory.open({ dir }), 'STORE_INCOMPATIBLE');
     });
 
+    it('leaves alone another program’s file with a single table named like ours', async () => {
+      const file = path.join(dir, 'memory.db');
+      const db = new DatabaseSync(file);
+      db.exec(
+        "CREATE TABLE objects(seq INTEGER PRIMARY KEY, hash, data); INSERT INTO objects VALUES (1, 'precious', 'd');",
+      );
+      db.close();
+      const before = fs.readFileSync(file);
+      await rejectsWith(Memory.open({ dir }), 'STORE_INCOMPATIBLE');
+      assert.deepEqual(fs.readFileSync(file), before);
+    });
+
     it('says a genuine store that lost a history table is damaged (STORE_CORRUPT naming it), not a foreign file', async () => {
       await storeWithSnapshot(dir);
       const db = new DatabaseSync(path.join(dir, 'memory.db'));

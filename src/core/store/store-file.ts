@@ -195,9 +195,10 @@ export function classifyContents(names: readonly string[], columnsOf: (table: st
     ours++;
   }
   if (!missing) return 'ours';
-  // Some of our history tables, with our columns, and not the others: a store that lost a table
-  // (dropped, or a damaged schema), not another program's file.
-  return ours > 0 ? 'incomplete' : 'foreign';
+  // Two of our three history tables, with our columns, and not the third: a store that lost a
+  // table (dropped, or a damaged schema). One alone is too little to tell it from another
+  // program's file that happens to have a table of that name, which must be left alone.
+  return ours >= 2 ? 'incomplete' : 'foreign';
 }
 
 /** The first of our history tables a store that lost some of them is missing. */

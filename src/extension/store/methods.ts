@@ -33,6 +33,7 @@ import { lazy } from '../../core/lazy';
 // A type only: erased, so the catalogue is still required on first use (below), not when the worker starts.
 import type * as CatalogueModule from '../../core/operations/catalogue';
 import type { OperationResult, OperationScope } from '../../core/operations/types';
+import { assertOutsideStore } from '../../core/paths';
 import type { SearchResult } from '../../core/search/searcher';
 import type { RestorePreview } from '../../core/snapshots';
 import type { Database } from '../../core/store/database';
@@ -220,6 +221,7 @@ export function workerMethods(memory: Memory) {
      * replaced and the link kept, as writing through it used to do.
      */
     async exportTo(file: string): Promise<{ entities: number; bytes: number }> {
+      assertOutsideStore(memory.dir, file);
       const data = await memory.export();
       const text = JSON.stringify(data);
       let target = file;

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { Command } from 'commander';
 
 import { isMemoryError, MemoryError } from '../../core/errors';
+import { assertOutsideStore } from '../../core/paths';
 import { restoreUnopenableStore, type SnapshotInfo } from '../../core/snapshots';
 import { type GlobalOptions, parseInteger, parseNumber, readStdin, withMemory, withStoreOptions } from './context';
 import { readTextFile, writeTextFile } from './files';
@@ -98,6 +99,7 @@ export function registerStoreCommands(program: Command): void {
     .description('write every live entity and access count as portable JSON')
     .option('--out <file>', 'write to a file instead of standard output')
     .action(async (options: GlobalOptions & { out?: string }) => {
+      if (options.out) assertOutsideStore(options.dir, options.out);
       const data = await withMemory(options, (memory) => memory.export());
       // The export is JSON for a program (import) to read: exact, never escaped.
       if (!options.out) return printJson(data);
