@@ -194,6 +194,9 @@ export interface PartialSnapshots {
  * interrupted half-way is never listed; a failed one removes what it wrote,
  * and what a killed one left is removed on the next open or snapshot.
  */
+/** A manifest without its copy this old is left from a kill, not a snapshot being made. */
+const ORPHANED_MANIFEST_MS = 15 * 60_000;
+
 /** A snapshot's manifest is a few hundred bytes; anything much bigger is not one. */
 const MANIFEST_MAX_BYTES = 64 * 1024;
 
@@ -546,10 +549,13 @@ export class Snapshots {
       // Created here first, only where nothing is (a planted link included): VACUUM INTO then fills it.
       createExclusiveSync(partial);
       this.db.exec(`VACUUM INTO '${partial.replace(/'/g, "''")}'`);
-      fs.renameSync(partial, file);
       const entities = countOf(this.db.get('SELECT count(*) AS n FROM refs WHERE deleted = 0'), 'refs');
-      const info: SnapshotInfo = { id, label, createdAt, entities, bytes: fs.statSync(file).size };
+      const info: SnapshotInfo = { id, label, createdAt, entities, bytes: fs.statSync(partial).size };
+      // The manifest first, the copy last: a kill in between leaves a small manifest without its
+      // copy (never listed, and removed by the next clean-up), never a full-size copy no manifest
+      // names, which nothing would list, count or remove.
       replaceFileSync(this.manifest(id), JSON.stringify(info, null, 2));
+      fs.renameSync(partial, file);
       this.db.transaction(() => this.store.audit('snapshot', null, [], { snapshot: id, label }));
       return info;
     } catch (error) {
@@ -570,6 +576,16 @@ export class Snapshots {
   /** Removes snapshot copies whose writer is gone (killed, or failed without cleaning up); best effort. */
   removeOrphanedPartials(): void {
     removeOrphanedTempFiles(this.dir, isPartial);
+    // A manifest whose copy never arrived (a kill between the two), left for a while: a snapshot
+    // being made now writes its copy right after its manifest.
+    const now = Date.now();
+    for (const name of fs.existsSync(this.dir) ? fs.readdirSync(this.dir) : []) {
+      if (!/^snap-[\w-]+\.json$/.test(name)) continue;
+      const manifest = path.join(this.dir, name);
+      if (fs.existsSync(manifest.replace(/\.json$/, '.db'))) continue;
+      const age = now - (fs.statSync(manifest, { throwIfNoEntry: false })?.mtimeMs ?? now);
+      if (age > ORPHANED_MANIFEST_MS) removeQuietly(manifest);
+    }
   }
 
   /** Snapshot copies on disk that are not (yet) snapshots: being written now, or left behind. */

@@ -195,6 +195,31 @@ describe('store files under attack', function () {
         await memory.close();
       }
     });
+
+    it('writes the manifest before the copy, and removes a manifest whose copy never arrived', async () => {
+      const memory = await Memory.open({ dir });
+      try {
+        const info = await memory.snapshot('kept');
+        const snapshots = path.join(dir, 'snapshots');
+        // What a kill between the manifest and the copy leaves: a manifest alone, an hour old.
+        const orphan = path.join(snapshots, 'snap-killed-000000.json');
+        fs.writeFileSync(orphan, JSON.stringify({ ...info, id: 'snap-killed-000000' }));
+        const hourAgo = new Date(Date.now() - 3_600_000);
+        fs.utimesSync(orphan, hourAgo, hourAgo);
+        // One being written right now is left alone.
+        const fresh = path.join(snapshots, 'snap-writing-000000.json');
+        fs.writeFileSync(fresh, JSON.stringify({ ...info, id: 'snap-writing-000000' }));
+        assert.deepEqual(
+          (await memory.listSnapshots()).map((snapshot) => snapshot.id),
+          [info.id],
+        );
+        await memory.snapshot('next');
+        assert.ok(!fs.existsSync(orphan), 'the orphaned manifest is removed');
+        assert.ok(fs.existsSync(fresh), 'a manifest being written now is kept');
+      } finally {
+        await memory.close();
+      }
+    });
   });
 
   describe('files that look like a store and are not', () => {
