@@ -129,9 +129,10 @@ export function assertSnapshotFileConfined(snapshotsDir: string, file: string): 
 }
 
 /**
- * Refuses a file the user asked to write (an export) that would land in the
- * store's own folder: over the database, its log, a snapshot or a manifest,
- * it would destroy what it exports (and writes other processes are making).
+ * Refuses a file the user asked to write (an export) that is one of the
+ * store's own: over the database, its log, a snapshot or a manifest, it
+ * would destroy what it exports (and writes other processes are making).
+ * Other files in the store's folder are the user's to write.
  * Both sides are compared as real paths, so a link to the folder is caught.
  */
 export function assertOutsideStore(storeDir: string, file: string): void {
@@ -150,10 +151,15 @@ export function assertOutsideStore(storeDir: string, file: string): void {
     return; // No store folder, nothing in it to overwrite.
   }
   const target = real(path.resolve(file));
-  if (isInside(store, target)) {
+  // The store's own files: the database and everything named after it (its log, index, journal,
+  // damage marker, temporary files), and anything in the snapshots folder.
+  const own =
+    isInside(path.join(store, 'snapshots'), target) ||
+    (path.dirname(target) === store && path.basename(target).startsWith('memory.db'));
+  if (own) {
     throw new MemoryError(
       'INVALID_INPUT',
-      `Cannot write ${file}: it is inside the store's own folder (${store}), where it would overwrite the store or its snapshots. Write the export somewhere else.`,
+      `Cannot write ${file}: it is one of the store's own files (in ${store}), which the export would overwrite. Write the export somewhere else.`,
     );
   }
 }

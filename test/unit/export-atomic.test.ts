@@ -163,7 +163,7 @@ describe('exports are written whole or not at all', function () {
 describe('exports never land in the store’s own folder', function () {
   this.timeout(60_000);
 
-  it('refuses an export over the database, a snapshot or a manifest, and the store keeps working', () => {
+  it('refuses an export over the database, its log, a snapshot or a manifest, and the store keeps working', () => {
     const dir = tempDir('wm-export-self-');
     try {
       const run = (...args: string[]) =>
@@ -171,11 +171,13 @@ describe('exports never land in the store’s own folder', function () {
       assert.equal(run('init').status, 0);
       assert.equal(run('save', 'memory', '--content', 'kept').status, 0);
       const snapshot = (JSON.parse(run('snapshot', 'create', 'first', '--json').stdout) as { id: string }).id;
-      for (const target of ['memory.db', `snapshots/${snapshot}.db`, `snapshots/${snapshot}.json`, 'export.json']) {
+      for (const target of ['memory.db', 'memory.db-wal', `snapshots/${snapshot}.db`, `snapshots/${snapshot}.json`]) {
         const result = run('export', '--out', path.join(dir, target));
         assert.equal(result.status, 1, target);
-        assert.match(result.stderr, /inside the store's own folder/, target);
+        assert.match(result.stderr, /one of the store's own files/, target);
       }
+      // Another file beside the store is the user's.
+      assert.equal(run('export', '--out', path.join(dir, 'export.json')).status, 0);
       assert.equal(run('verify').status, 0);
       assert.match(run('snapshot', 'list').stdout, new RegExp(snapshot));
     } finally {
