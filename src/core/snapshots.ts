@@ -93,7 +93,8 @@ function liveDamage(db: Database): string | undefined {
       .all('PRAGMA main.quick_check')
       .map((row) => text(row, 'quick_check', 'quick_check'))
       .filter((line) => line !== 'ok');
-    return problems.length > 0 ? `${problems.length} problems, first: ${problems[0]}` : undefined;
+    if (problems.length === 0) return undefined;
+    return problems.length === 1 ? `1 problem: ${problems[0]}` : `${problems.length} problems, first: ${problems[0]}`;
   } catch (error) {
     if (isMemoryError(error) && !isMemoryError(error, 'STORE_CORRUPT')) throw error;
     return reasonOf(error);

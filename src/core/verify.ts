@@ -4,7 +4,7 @@ import { recordVerifyOutcome } from './store/damage-marker';
 import type { Database } from './store/database';
 import { missingTableError } from './store/missing-table';
 import { text } from './store/rows';
-import { missingTables, STATE_TABLES, STORE_TABLES } from './store/schema';
+import { missingColumns, missingTables, STATE_TABLES, STORE_TABLES, type StoreTable } from './store/schema';
 import { checkCommitHashes, checkCommitLinks, checkOrphans, checkRefs, walkChains } from './verify/history';
 import {
   indexCounts,
@@ -57,14 +57,24 @@ function sqliteIntegrity(db: Database, schema: string): VerifyError[] {
  */
 function missingStoreTables(db: Database, schema: string): VerifyError[] {
   const expected = schema === 'main' ? STORE_TABLES : STATE_TABLES;
-  return missingTables(db, expected, schema).map((table) => ({
+  // A column dropped from a table that is there (by hand, or a damaged schema): its table is
+  // reported as missing what it needs, since only a restore or a rebuild puts a column back.
+  const columns: VerifyError[] = missingColumns(db, schema, expected as StoreTable[]).map((column) => ({
     code: 'MISSING_TABLE',
-    id: table,
-    message:
-      schema === 'main'
-        ? missingTableError(db.path, table).message
-        : `The snapshot has no ${table} table: it was damaged after it was taken.`,
+    id: column.split('.')[0]!,
+    message: `The ${column.split('.')[0]} table has no ${column.split('.')[1]} column: the store's layout was changed. Restore a snapshot (\`workspace-memory snapshot restore\`) to put it back.`,
   }));
+  return [
+    ...columns,
+    ...missingTables(db, expected, schema).map((table): VerifyError => ({
+      code: 'MISSING_TABLE',
+      id: table,
+      message:
+        schema === 'main'
+          ? missingTableError(db.path, table).message
+          : `The snapshot has no ${table} table: it was damaged after it was taken.`,
+    })),
+  ];
 }
 
 /** The history checks; those that need a table read whole say so when it was not. */

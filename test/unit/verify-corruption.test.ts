@@ -246,6 +246,28 @@ describe('verify on a damaged store', function () {
     }
   });
 
+  it('reports a column dropped from a store table, which it used to call valid', async () => {
+    const dir = copyOf();
+    tamper(dir, 'ALTER TABLE audit DROP COLUMN detail; ALTER TABLE access DROP COLUMN count;');
+    const memory = await Memory.open({ dir });
+    try {
+      const report = await memory.verify();
+      assertReport(report);
+      assert.equal(report.valid, false);
+      const messages = report.errors.filter((error) => error.code === 'MISSING_TABLE').map((error) => error.message);
+      assert.ok(
+        messages.some((message) => /audit table has no detail column/.test(message)),
+        messages.join('\n'),
+      );
+      assert.ok(
+        messages.some((message) => /access table has no count column/.test(message)),
+        messages.join('\n'),
+      );
+    } finally {
+      await memory.close();
+    }
+  });
+
   it('reports every missing store table with its repair, and a rebuild puts back those that hold no entities', async () => {
     const dropped = ['audit', 'access', 'vectors', 'vector_generation', 'rag_files'];
     const dir = copyOf();

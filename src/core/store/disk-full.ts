@@ -70,7 +70,13 @@ export function storeFullError(file: string | undefined, failed: string, needs: 
   return new MemoryError(
     'STORE_FULL',
     `The disk holding the store${file === undefined ? '' : ` at ${file}`} is full${free === undefined ? '' : ` (${formatBytes(free)} free)`}: ` +
-      `${failed} was not made, and nothing already in the store was lost. ${needs} Free space on that disk and try again.`,
+      [
+        `${failed} was not made, and nothing already in the store was lost.`,
+        needs,
+        'Free space on that disk and try again.',
+      ]
+        .filter(Boolean)
+        .join(' '),
     { cause },
   );
 }

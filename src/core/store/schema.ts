@@ -1,3 +1,4 @@
+import { loadSqlite } from '../sqlite';
 import { SEARCHABLE_TYPES } from '../types';
 import type { Database } from './database';
 import { text } from './rows';
@@ -188,6 +189,55 @@ export function missingTables(db: Database, tables: readonly string[], schema = 
       .map((row) => text(row, 'sqlite_master', 'name')),
   );
   return tables.filter((table) => !present.has(table));
+}
+
+let expectedColumns: ReadonlyMap<StoreTable, readonly string[]> | undefined;
+
+/**
+ * The columns each store table is made with, read once from its own DDL run
+ * in a scratch in-memory database: the layout is written once, here.
+ */
+function columnsByTable(): ReadonlyMap<StoreTable, readonly string[]> {
+  if (expectedColumns) return expectedColumns;
+  const { DatabaseSync } = loadSqlite();
+  const scratch = new DatabaseSync(':memory:');
+  try {
+    const columns = new Map<StoreTable, readonly string[]>();
+    for (const table of STORE_TABLES) {
+      scratch.exec(STORE_TABLE_DDL[table]);
+      columns.set(
+        table,
+        scratch
+          .prepare('SELECT name FROM pragma_table_info(?)')
+          .all(table)
+          .map((row) => String(row.name)),
+      );
+    }
+    expectedColumns = columns;
+    return columns;
+  } finally {
+    scratch.close();
+  }
+}
+
+/** The columns of present store tables that `schema` lacks, as "table.column". */
+export function missingColumns(db: Database, schema = 'main', tables: readonly StoreTable[] = STORE_TABLES): string[] {
+  const missing: string[] = [];
+  const present = new Set(
+    db
+      .all(`SELECT name FROM ${schema}.sqlite_master WHERE type = 'table'`)
+      .map((row) => text(row, 'sqlite_master', 'name')),
+  );
+  for (const table of tables) {
+    if (!present.has(table)) continue;
+    const have = new Set(
+      db
+        .all(`SELECT name FROM pragma_table_info(?, ?)`, table, schema)
+        .map((row) => text(row, 'pragma_table_info', 'name')),
+    );
+    for (const column of columnsByTable().get(table) ?? []) if (!have.has(column)) missing.push(`${table}.${column}`);
+  }
+  return missing;
 }
 
 /** Creates `tables` (all of the store's by default) where they are missing, empty; the schema version stays. */
