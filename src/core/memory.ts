@@ -3,6 +3,7 @@ import * as path from 'node:path';
 
 import type { Embedder } from './ai/embedder';
 import type { Collection, CollectionContext } from './collections/collection';
+import { type Groups, groupsOf } from './collections/groups';
 import { ProfileCollection } from './collections/profiles';
 import { AgentScopedCollection, MemoryCollection } from './collections/searchable';
 import { SessionCollection } from './collections/sessions';
@@ -102,6 +103,8 @@ export class Memory {
   readonly embeddings: Embeddings | undefined;
   /** Workspace documents as searchable knowledge: ingest, sync, query, status. */
   readonly rag: Rag;
+  /** Grouped listings for views of a big store: counts per group and one page of a group's ids. */
+  readonly groups: Groups;
 
   private constructor(
     readonly dir: string,
@@ -119,6 +122,7 @@ export class Memory {
       (options.onWarning ?? console.warn)(message);
       this.events.emit('warning', { message });
     };
+    this.groups = groupsOf(db);
     const vectors = new VectorIndex(db);
     this.embeddings = options.embedder ? new Embeddings(db, vectors, options.embedder, warn) : undefined;
     const hybrid = new HybridSearch(searcher, vectors, store, this.embeddings, warn);

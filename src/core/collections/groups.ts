@@ -132,3 +132,26 @@ export function looseKnowledgePage(db: Database, agentId: string, offset: number
     )
     .map((row) => text(row, 'refs', 'id'));
 }
+
+/** The grouped listings bound to one store, as `Memory.groups` offers them. */
+export function groupsOf(db: Database) {
+  return {
+    categoryCounts: (type: CategorizedType, agentId: string) => categoryCounts(db, type, agentId),
+    categoryPage: (
+      type: CategorizedType,
+      agentId: string,
+      category: string,
+      userId: string | null,
+      offset: number,
+      limit: number,
+    ) => categoryPage(db, type, agentId, category, userId, offset, limit),
+    documentCounts: (agentId: string) => documentCounts(db, agentId),
+    documentChunkPage: (agentId: string, source: string, offset: number, limit: number) =>
+      documentChunkPage(db, agentId, source, offset, limit),
+    looseKnowledgeCount: (agentId: string) => looseKnowledgeCount(db, agentId),
+    looseKnowledgePage: (agentId: string, offset: number, limit: number) =>
+      looseKnowledgePage(db, agentId, offset, limit),
+  };
+}
+
+export type Groups = ReturnType<typeof groupsOf>;

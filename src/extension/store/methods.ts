@@ -19,15 +19,7 @@ import { constants as bufferConstants } from 'node:buffer';
 
 import { isNoSpace, writeFileAtomicSync } from '../../core/atomic-file';
 import { readBoundedSync } from '../../core/bounded-read';
-import {
-  type CategorizedType,
-  categoryCounts,
-  categoryPage,
-  documentChunkPage,
-  documentCounts,
-  looseKnowledgeCount,
-  looseKnowledgePage,
-} from '../../core/collections/groups';
+import type { CategorizedType } from '../../core/collections/groups';
 import { MemoryError } from '../../core/errors';
 import { lazy } from '../../core/lazy';
 // A type only: erased, so the catalogue is still required on first use (below), not when the worker starts.
@@ -36,7 +28,6 @@ import type { OperationResult, OperationScope } from '../../core/operations/type
 import { assertOutsideStore } from '../../core/paths';
 import type { SearchResult } from '../../core/search/searcher';
 import type { RestorePreview } from '../../core/snapshots';
-import type { Database } from '../../core/store/database';
 
 type Catalogue = typeof CatalogueModule;
 // Required on first use, not imported: the catalogue builds every operation's
@@ -64,15 +55,6 @@ export interface GroupPage<T> {
 export function folderOf(source: string): string {
   const slash = source.lastIndexOf('/');
   return slash < 0 ? '' : source.slice(0, slash);
-}
-
-/**
- * The store's database, for the grouped listings (src/core/collections/groups.ts).
- * The facade keeps it private and offers no grouped listing yet; until it
- * does, the worker, which owns the facade, reads the field it holds.
- */
-function databaseOf(memory: Memory): Database {
-  return (memory as unknown as { db: Database }).db;
 }
 
 /** Live entities by id, in the order given (one missing since the ids were read is left out). */
@@ -149,7 +131,7 @@ export function workerMethods(memory: Memory) {
 
     /** Live memories or skills per category and user: the Collections view's groups. */
     async categoryGroups(type: CategorizedType, agentId: string) {
-      return categoryCounts(databaseOf(memory), type, agentId);
+      return memory.groups.categoryCounts(type, agentId);
     },
 
     /** One page of a category's entities (for one user, or those without one), newest first. */
@@ -161,7 +143,7 @@ export function workerMethods(memory: Memory) {
       offset: number,
       limit: number,
     ): Promise<Entity[]> {
-      return entitiesOf(memory, categoryPage(databaseOf(memory), type, agentId, category, userId, offset, limit));
+      return entitiesOf(memory, memory.groups.categoryPage(type, agentId, category, userId, offset, limit));
     },
 
     /**
@@ -171,7 +153,7 @@ export function workerMethods(memory: Memory) {
      */
     async documentFolders(agentId: string): Promise<{ folders: DocumentFolder[]; loose: number }> {
       const byFolder = new Map<string, DocumentFolder>();
-      for (const { source, chunks } of documentCounts(databaseOf(memory), agentId)) {
+      for (const { source, chunks } of memory.groups.documentCounts(agentId)) {
         const folder = folderOf(source);
         const entry = byFolder.get(folder) ?? { folder, documents: 0, chunks: 0 };
         entry.documents += 1;
@@ -179,7 +161,7 @@ export function workerMethods(memory: Memory) {
         byFolder.set(folder, entry);
       }
       const folders = [...byFolder.values()].sort((a, b) => a.folder.localeCompare(b.folder));
-      return { folders, loose: looseKnowledgeCount(databaseOf(memory), agentId) };
+      return { folders, loose: memory.groups.looseKnowledgeCount(agentId) };
     },
 
     /** One page of the documents directly in `folder`, by path, with their chunk counts. */
@@ -189,18 +171,18 @@ export function workerMethods(memory: Memory) {
       offset: number,
       limit: number,
     ): Promise<GroupPage<{ source: string; chunks: number }>> {
-      const documents = documentCounts(databaseOf(memory), agentId).filter((doc) => folderOf(doc.source) === folder);
+      const documents = memory.groups.documentCounts(agentId).filter((doc) => folderOf(doc.source) === folder);
       return { items: documents.slice(offset, offset + limit), total: documents.length };
     },
 
     /** One page of a document's chunks, in chunk order. */
     async documentChunks(agentId: string, source: string, offset: number, limit: number): Promise<Entity[]> {
-      return entitiesOf(memory, documentChunkPage(databaseOf(memory), agentId, source, offset, limit));
+      return entitiesOf(memory, memory.groups.documentChunkPage(agentId, source, offset, limit));
     },
 
     /** One page of the agent's knowledge without a document, newest first. */
     async looseKnowledge(agentId: string, offset: number, limit: number): Promise<Entity[]> {
-      return entitiesOf(memory, looseKnowledgePage(databaseOf(memory), agentId, offset, limit));
+      return entitiesOf(memory, memory.groups.looseKnowledgePage(agentId, offset, limit));
     },
 
     /** What restoring a snapshot would change, counted next to the database (see Snapshots.compare). */
