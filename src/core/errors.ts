@@ -24,7 +24,12 @@ export type MemoryErrorCode =
   | 'STORE_FULL'
   | 'SQLITE_UNAVAILABLE'
   | 'AI_UNAVAILABLE'
-  | 'AI_INVALID_OUTPUT';
+  | 'AI_INVALID_OUTPUT'
+  | 'SECRET_DETECTED'
+  | 'UNKNOWN_WRITER'
+  | 'NOT_PENDING'
+  | 'NOTHING_TO_REVERT'
+  | 'INVALID_SUPERSEDE';
 
 export class MemoryError extends Error {
   override readonly name = 'MemoryError';

@@ -4,6 +4,17 @@ export interface MemoryEvents {
   'entity:save': { entity: Entity; commit: CommitInfo };
   'entity:update': { entity: Entity; previous: Entity; commit: CommitInfo };
   'entity:delete': { entityId: string; entityType: EntityType; commit: CommitInfo };
+  /**
+   * An entity changed state without new content, or was written into a state
+   * other than live: queued for review, approved, rejected, superseded by a
+   * correction, reinstated.
+   */
+  'entity:state': {
+    entityId: string;
+    entityType: EntityType;
+    state: 'pending' | 'live' | 'rejected' | 'superseded';
+    commit: CommitInfo;
+  };
   /** The whole state was replaced (snapshot restore) or bulk-loaded (import). */
   'store:replaced': { reason: 'restore' | 'import'; snapshotId?: string };
   /** Something worked only in part (an unreachable embedder, say); nothing was lost. */

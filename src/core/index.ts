@@ -44,6 +44,15 @@ export type { CleanupOptions, CleanupReport, StoreStats } from './maintenance';
 export { Memory, type MemoryOptions, STORE_FILE } from './memory';
 export type { Middleware } from './middleware';
 export type { CollectionName, ExportData, ImportOptions, ImportReport } from './portable';
+export {
+  type CommitProvenance,
+  describeProvenance,
+  type LegacyProvenance,
+  type Provenance,
+  withProvenance,
+  WRITER_KINDS,
+  type WriterKind,
+} from './provenance';
 export type { Rag, RagQueryResult, RagStatus, SyncOptions, SyncProgress, SyncReport } from './rag/rag';
 export type { RecallCollection, RecallItem, RecallOptions, RecallResult } from './recall/recall';
 export type { BackfillOptions, BackfillReport, Embeddings } from './search/hybrid';
@@ -55,6 +64,10 @@ export type { SynonymMap } from './search/synonyms';
 export type { RestoreChange, RestorePreview, SnapshotInfo } from './snapshots';
 export { RESTORE_PREVIEW_IDS, restoreUnopenableStore } from './snapshots';
 export { sqliteAvailable } from './sqlite';
+export type { RevertFilter, RevertItem, RevertReport } from './trust/revert';
+export type { PendingItem, ReviewFilter, ReviewOutcome } from './trust/review';
+export type { Review } from './trust/review';
+export { DEFAULT_REVIEW, type ReviewMode, type ReviewPolicy } from './trust/review-policy';
 export * from './types';
 export { LIMITS } from './validation';
 export type { VerifyError, VerifyErrorCode, VerifyReport } from './verify';

@@ -22,6 +22,7 @@ import {
 import { type Middleware, MiddlewarePipeline } from './middleware';
 import { assertStoreConfined } from './paths';
 import { type ExportData, exportState, type ImportOptions, type ImportReport, importState } from './portable';
+import { asWriter, normalizeProvenance, type Provenance, type WriterKind } from './provenance';
 import { storedChunks } from './rag/chunk-matching';
 import { Rag } from './rag/rag';
 import { chunkCounts, chunksOf, fileStamps, liveDocuments, saveStamps, surplusChunks } from './rag/state';
@@ -36,6 +37,9 @@ import { type RestorePreview, type SnapshotInfo, Snapshots } from './snapshots';
 import { Database } from './store/database';
 import { EntityStore } from './store/entity-store';
 import { prepareStoreFolder, STORE_FILE } from './store/store-file';
+import { Reverter,type RevertFilter, type RevertReport } from './trust/revert';
+import { Review } from './trust/review';
+import { isQueued, resolveReviewPolicy, type ReviewMode, type ReviewPolicy } from './trust/review-policy';
 import type { Entity, EntityType, HistoryEntry } from './types';
 import { assertEntityType, assertId } from './validation';
 import { type VerifyReport, verifyState } from './verify';
@@ -52,6 +56,16 @@ export interface MemoryOptions {
   init?: boolean;
   /** Recorded as the author of every commit this instance makes. */
   author?: string;
+  /**
+   * Who writes when the work running does not say otherwise (withProvenance):
+   * the CLI is `{ kind: 'cli' }`, the extension `{ kind: 'user' }`. Default: user.
+   */
+  writer?: Provenance;
+  /**
+   * Which writers' writes wait for a person's review: one mode for all, or
+   * per writer kind. Default: MCP clients, mining and consolidation wait.
+   */
+  review?: ReviewPolicy;
   /** See DatabaseOptions.synchronous: `normal` (default) or `full` for power-loss durability. */
   synchronous?: 'full' | 'normal';
   busyTimeoutMs?: number;
@@ -105,6 +119,9 @@ export class Memory {
   readonly rag: Rag;
   /** Grouped listings for views of a big store: counts per group and one page of a group's ids. */
   readonly groups: Groups;
+  /** Writes waiting for a person's approval: list, approve, reject. */
+  readonly review: Review;
+  private readonly reverter: Reverter;
 
   private constructor(
     readonly dir: string,
@@ -112,6 +129,8 @@ export class Memory {
     private readonly store: EntityStore,
     searcher: Searcher,
     dedupThreshold: number,
+    reviewModes: Record<WriterKind, ReviewMode>,
+    writer: Provenance,
     options: MemoryOptions,
   ) {
     this.events = new EventBus(
@@ -134,7 +153,10 @@ export class Memory {
       search: (scope, query, limit, searchOptions) => hybrid.search(scope, query, limit, searchOptions),
       embeddings: this.embeddings,
       dedupThreshold,
+      queued: () => isQueued(reviewModes, writer),
     };
+    this.review = new Review(store, this.events);
+    this.reverter = new Reverter(store, this.events);
     this.memories = new MemoryCollection(ctx, 'memory');
     this.skills = new AgentScopedCollection(ctx, 'skill');
     this.knowledge = new AgentScopedCollection(ctx, 'knowledge');
@@ -143,14 +165,19 @@ export class Memory {
     this.snapshots = new Snapshots(db, store, path.join(dir, 'snapshots'));
     this.snapshots.removeOrphanedPartials();
     this.rag = new Rag({
-      saveChunks: async (agentId, inputs) =>
-        void (await this.knowledge.saveMany(inputs.map((input) => ({ agentId, input })))),
-      updateChunk: async (id, input) => {
-        const before = store.readRef(id)?.head;
-        const [, commit] = await this.knowledge.update(id, input);
-        return commit.hash !== before;
-      },
-      deleteChunks: async (ids) => void (await this.knowledge.deleteMany(ids)),
+      // Document sync writes as itself, whoever started it.
+      saveChunks: (agentId, inputs) =>
+        asWriter(
+          'docsync',
+          async () => void (await this.knowledge.saveMany(inputs.map((input) => ({ agentId, input })))),
+        ),
+      updateChunk: (id, input) =>
+        asWriter('docsync', async () => {
+          const before = store.readRef(id)?.head;
+          const [, commit] = await this.knowledge.update(id, input);
+          return commit.hash !== before;
+        }),
+      deleteChunks: (ids) => asWriter('docsync', async () => void (await this.knowledge.deleteMany(ids))),
       chunksOf: (agentId, source) => chunksOf(db, agentId, source),
       storedChunks: (agentId, source) => storedChunks(db, agentId, source),
       surplusChunks: (agentId, source, expected) => surplusChunks(db, agentId, source, expected),
@@ -177,7 +204,9 @@ export class Memory {
     });
     const now = options.now ?? (() => new Date());
     const index = new FtsIndex(db);
-    const store = new EntityStore(db, now, options.author ?? defaultAuthor(), index);
+    const author = options.author ?? defaultAuthor();
+    const writer = normalizeProvenance(options.writer ?? { kind: 'user', name: author });
+    const store = new EntityStore(db, now, author, index, writer);
     const scoring: ScoringOptions = {
       ...DEFAULT_SCORING,
       ...options.scoring,
@@ -191,7 +220,25 @@ export class Memory {
       db.close();
       throw new MemoryError('INVALID_INPUT', `dedupThreshold must be above 0 and at most 1 (got ${dedupThreshold}).`);
     }
-    return new Memory(dir, db, store, searcher, dedupThreshold, options);
+    let reviewModes: Record<WriterKind, ReviewMode>;
+    try {
+      reviewModes = resolveReviewPolicy(options.review);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new Memory(dir, db, store, searcher, dedupThreshold, reviewModes, writer, options);
+  }
+
+  /**
+   * Undoes everything one writer wrote (a writer kind, optionally narrowed by
+   * name, conversation and time): created entities are deleted, changed ones
+   * get back their version from before the writer's first change, as new
+   * commits. `dryRun` lists what would happen. NOTHING_TO_REVERT when none
+   * of its writes is in effect.
+   */
+  async revert(filter: RevertFilter, options: { dryRun?: boolean } = {}): Promise<RevertReport> {
+    return this.reverter.revert(filter, options);
   }
 
   /** The collection that holds entities of `type`. */
@@ -296,7 +343,7 @@ export class Memory {
   }
 
   async import(data: unknown, options: ImportOptions = {}): Promise<ImportReport> {
-    const report = importState(this.store, data, options);
+    const report = asWriter('import', () => importState(this.store, data, options));
     if (report.imported + report.overwritten > 0) this.events.emit('store:replaced', { reason: 'import' });
     return report;
   }

@@ -22,7 +22,7 @@ import {
   replaceFileSync,
 } from './store/owned-files';
 import { countOf, num, text } from './store/rows';
-import { createMissingTables, SCHEMA_VERSION, STATE_TABLES } from './store/schema';
+import { copyFromSnapshot, createMissingTables, SCHEMA_VERSION, STATE_TABLES } from './store/schema';
 import { STORE_FILE } from './store/store-file';
 import type { EntityType } from './types';
 import { assertId } from './validation';
@@ -344,10 +344,11 @@ function buildAside(plan: RebuildPlan, forOpenConnections: boolean): void {
     } catch {
       // Unreadable: the snapshot's, bumped, still differs from what any process cached from it.
     }
-    const store = new EntityStore(fresh, plan.now, 'restore', new FtsIndex(fresh));
+    // It only rebuilds the index and records the restore in the audit log: no commit is made.
+    const store = new EntityStore(fresh, plan.now, 'restore', new FtsIndex(fresh), { kind: 'user' });
     try {
       fresh.transaction(() => {
-        for (const table of STATE_TABLES) fresh.exec(`INSERT INTO main.${table} SELECT * FROM snap.${table}`);
+        for (const table of STATE_TABLES) copyFromSnapshot(fresh, table);
         // A log read in part is kept; one that could not be read at all leaves the snapshot's.
         if (audit.length > 0 || lostAudit === undefined) {
           fresh.exec('DELETE FROM main.audit');
@@ -708,7 +709,7 @@ export class Snapshots {
         createMissingTables(this.db);
         for (const table of STATE_TABLES) {
           this.db.exec(`DELETE FROM main.${table}`);
-          this.db.exec(`INSERT INTO main.${table} SELECT * FROM snap.${table}`);
+          copyFromSnapshot(this.db, table);
         }
         this.finishRestore(id, {});
       });

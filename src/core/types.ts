@@ -1,3 +1,5 @@
+import type { CommitProvenance, Provenance } from './provenance';
+
 /** The agent id whose skills, knowledge and profiles every agent may read. */
 export const SHARED_AGENT_ID = '_shared';
 
@@ -91,6 +93,8 @@ export interface MemoryInput {
   tags?: string[];
   category?: MemoryCategory;
   sourceSession?: string;
+  /** The id of the memory this one corrects: saving retires it (superseded) in the same transaction. */
+  supersedes?: string;
 }
 export interface SkillInput {
   content: string;
@@ -137,7 +141,24 @@ export interface InputByType {
 /** The fields an update may change: the input fields, all optional. */
 export type UpdateByType = { [T in EntityType]: Partial<InputByType[T]> };
 
-export type CommitOp = 'create' | 'update' | 'delete' | 'import' | 'revert';
+export type CommitOp = 'create' | 'update' | 'delete' | 'import' | 'revert' | 'approve' | 'supersede' | 'reinstate';
+
+/**
+ * What a commit records besides its content, inside its hash: who made it,
+ * and the review and correction links. Commits made before version 4 of the
+ * store have none (their `by` is read back from the author).
+ */
+export interface CommitMeta {
+  by: Provenance;
+  /** Waiting for a person's approval (the entity is left out of search, recall and agent tools), or turned down. */
+  review?: 'pending' | 'rejected';
+  /** A pending proposal to change another entity, applied to it on approval. */
+  proposes?: { action: 'update' | 'delete'; target: string };
+  /** This version corrects that entity, which it retired. */
+  supersedes?: string;
+  /** This entity was retired by that correction. */
+  supersededBy?: string;
+}
 
 export interface CommitInfo {
   /** SHA-256 of the commit's canonical serialization. */
@@ -150,6 +171,12 @@ export interface CommitInfo {
   author: string;
   message: string;
   op: CommitOp;
+  /** Who made it; read back from `author` (and `legacy`) for commits older than provenance. */
+  by: CommitProvenance;
+  review?: CommitMeta['review'];
+  proposes?: CommitMeta['proposes'];
+  supersedes?: string;
+  supersededBy?: string;
 }
 
 export interface HistoryEntry<E extends Entity = Entity> {

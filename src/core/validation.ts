@@ -147,6 +147,7 @@ const inputSchemas = lazy(() => {
       tags: tags.optional(),
       category: z.enum(MEMORY_CATEGORIES).optional(),
       sourceSession: z.string().optional(),
+      supersedes: z.string().optional(),
     }),
     skill: z.strictObject({
       content,

@@ -17,6 +17,16 @@ function tamper(dir: string, sql: string): void {
   db.close();
 }
 
+/** A commit's meta as stored, which its hash covers. */
+function storedMeta(dir: string, hash: string): string | null {
+  const db = new DatabaseSync(path.join(dir, 'memory.db'));
+  try {
+    return (db.prepare('SELECT meta FROM commits WHERE hash = ?').get(hash)?.meta ?? null) as string | null;
+  } finally {
+    db.close();
+  }
+}
+
 describe('hashing', () => {
   it('serializes canonically: sorted keys at every depth, undefined members dropped, arrays kept in order', () => {
     const value = {
@@ -34,7 +44,7 @@ describe('hashing', () => {
     assert.equal(sha256('héllo'), createHash('sha256').update('héllo', 'utf8').digest('hex'));
   });
 
-  it('hashes a commit as the SHA-256 of its canonical JSON', () => {
+  it('hashes a commit as the SHA-256 of its canonical JSON, its meta included from version 4 on', () => {
     for (const parent of [null, 'a'.repeat(64)]) {
       const fields = {
         entityId: 'memory-1',
@@ -45,7 +55,13 @@ describe('hashing', () => {
         message: 'update memory',
         op: 'update' as const,
       };
-      assert.equal(commitHash(fields), sha256(canonicalJson(fields)));
+      // Commits made before version 4 have no meta, and keep the hash they had.
+      assert.equal(commitHash({ ...fields, meta: null }), sha256(canonicalJson(fields)));
+      const meta = { by: { kind: 'mcp', name: 'Claude "Desktop"', version: '1.2' }, review: 'pending' };
+      assert.equal(
+        commitHash({ ...fields, meta: canonicalJson(meta) }),
+        sha256(canonicalJson({ ...fields, meta })),
+      );
     }
   });
 });
@@ -154,7 +170,8 @@ describe('verify', () => {
     assert.deepEqual((await memory.verify()).errors, []);
     // The same version, recorded as an update (its hash made to match): an update keeps the scope.
     const head = (await memory.history(id))[0]!.commit;
-    const forged = commitHash({ ...head, op: 'update' });
+    const meta = storedMeta(dir, head.hash);
+    const forged = commitHash({ ...head, op: 'update', meta });
     tamper(dir, `UPDATE commits SET op = 'update', hash = '${forged}' WHERE hash = '${head.hash}'`);
     const moved = (await memory.verify()).errors;
     assert.deepEqual(
@@ -165,7 +182,7 @@ describe('verify', () => {
 
     // A version of another type, even by an import, with ref and hashes to match: an entity never changes type.
     const object = canonicalJson({ type: 'skill', agentId: 'b', userId: 'u', content: 'a skill now' });
-    const typed = commitHash({ ...head, op: 'import', object: sha256(object) });
+    const typed = commitHash({ ...head, op: 'import', object: sha256(object), meta });
     tamper(
       dir,
       `INSERT INTO objects (hash, data) VALUES ('${sha256(object)}', '${object}');

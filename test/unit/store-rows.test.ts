@@ -50,7 +50,33 @@ describe('typed store rows', () => {
     it('decode a ref, a commit and an entity row into typed fields', () => {
       assert.deepEqual(
         refRow({ id: 'i', type: 'memory', agent_id: 'a', user_id: null, head_seq: 4, object_seq: null, deleted: 1 }),
-        { id: 'i', type: 'memory', agentId: 'a', userId: undefined, headSeq: 4, objectSeq: null, deleted: true },
+        {
+          id: 'i',
+          type: 'memory',
+          agentId: 'a',
+          userId: undefined,
+          headSeq: 4,
+          objectSeq: null,
+          deleted: true,
+          state: 1,
+        },
+      );
+      // Pending review and superseded are not deleted, and not live either.
+      const pending = refRow({
+        id: 'i',
+        type: 'memory',
+        agent_id: 'a',
+        user_id: null,
+        head_seq: 4,
+        object_seq: 2,
+        deleted: 2,
+      });
+      assert.deepEqual([pending.deleted, pending.state], [true, 2]);
+      assert.match(
+        corruptError(() =>
+          refRow({ id: 'i', type: 'memory', agent_id: 'a', user_id: null, head_seq: 4, object_seq: 2, deleted: 7 }),
+        ).message,
+        /state reads 7/,
       );
       const commit = {
         ...{ seq: 2, hash: 'h', entity_id: 'i', parent_seq: 1, object_seq: 3 },
@@ -58,8 +84,9 @@ describe('typed store rows', () => {
       };
       assert.deepEqual(commitRow(commit), {
         ...{ seq: 2, hash: 'h', entityId: 'i', parentSeq: 1, objectSeq: 3 },
-        ...{ time: 't', author: 'me', message: 'm', op: 'update' },
+        ...{ time: 't', author: 'me', message: 'm', op: 'update', meta: null },
       });
+      assert.equal(commitRow({ ...commit, meta: '{"by":{"kind":"cli"}}' }).meta, '{"by":{"kind":"cli"}}');
       assert.match(corruptError(() => commitRow({ ...commit, author: 9 })).message, /commits table .* author column/);
       assert.match(
         corruptError(() => entityRow({ id: 'i', created_at: 'c', updated_at: 'u', hash: 'h', data: null })).message,

@@ -1,4 +1,5 @@
 import { isMemoryError, MemoryError } from '../errors';
+import { asWriter } from '../provenance';
 import type {
   CommitInfo,
   KnowledgeEntity,
@@ -220,6 +221,10 @@ export async function applyConsolidationPlan(
   store: ConsolidationStore,
   plan: ConsolidationPlan,
 ): Promise<ConsolidationReport> {
+  return asWriter('consolidation', () => writePlan(store, plan));
+}
+
+async function writePlan(store: ConsolidationStore, plan: ConsolidationPlan): Promise<ConsolidationReport> {
   const collection = collectionFor(store, plan.target);
   const report: ConsolidationReport = { dryRun: false, plan, merged: [], deleted: [], notApplied: [] };
   const toDelete: { id: string; reason: string; action: 'merge' | 'outdated' }[] = [];

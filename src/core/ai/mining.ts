@@ -1,4 +1,5 @@
 import { isMemoryError, MemoryError } from '../errors';
+import { asWriter } from '../provenance';
 import { textSimilarity } from '../search/dedup';
 import type {
   CommitInfo,
@@ -242,6 +243,10 @@ export async function planMining(
  * and the rest still written; the session is then left unmined.
  */
 export async function applyMiningPlan(store: MiningStore, plan: MiningPlan): Promise<MiningReport> {
+  return asWriter('mining', () => writePlan(store, plan));
+}
+
+async function writePlan(store: MiningStore, plan: MiningPlan): Promise<MiningReport> {
   const report: MiningReport = {
     sessionId: plan.sessionId,
     dryRun: false,

@@ -4,8 +4,8 @@ import type { EventBus } from '../events';
 import type { MiddlewarePipeline } from '../middleware';
 import type { Embeddings } from '../search/hybrid';
 import type { Searcher, SearchOptions, SearchResult, SearchScope } from '../search/searcher';
-import type { EntityStore, VersionBody } from '../store/entity-store';
-import { bodyOf, entityFromBody } from '../store/entity-store';
+import type { CommitLinks, EntityStore, VersionBody } from '../store/entity-store';
+import { bodyOf, entityFromBody, REF_STATE } from '../store/entity-store';
 import { canonicalJson } from '../store/hashing';
 import type {
   CommitInfo,
@@ -34,6 +34,8 @@ export interface CollectionContext {
   embeddings?: Embeddings;
   /** Similarity (0..1) at which saveOrUpdate treats new content as a duplicate. */
   dedupThreshold: number;
+  /** Whether the write running now waits for review (by its writer, see review-policy.ts). */
+  queued(): boolean;
 }
 
 const DEFAULTS: { [T in EntityType]: Partial<InputByType[T]> } = {
@@ -58,8 +60,12 @@ type Result<T extends EntityType> = [EntityByType[T], CommitInfo];
 interface PlannedSave {
   id: string;
   body: VersionBody;
-  /** Set when the save lands on an existing entity (a profile for the same agent and user). */
-  existing?: Entity;
+}
+
+/** A write that waits for review, or retires the memory it corrects: what its commit links to. */
+function linksFor(body: VersionBody, queued: boolean, target?: string): CommitLinks | undefined {
+  if (queued) return { review: 'pending', ...(target ? { proposes: { action: 'update', target } } : {}) };
+  return typeof body.supersedes === 'string' ? { supersedes: body.supersedes } : undefined;
 }
 
 /**
@@ -113,33 +119,54 @@ export class Collection<T extends EntityType> {
       }
       planned.push({ id, body: transformed === draft ? body : this.revalidate(transformed) });
     }
-    const vectors = (await this.ctx.embeddings?.forBodies(planned.flatMap((plan) => (plan ? [plan.body] : [])))) ?? [];
-    const vectorOf = new Map(planned.filter((plan) => plan !== null).map((plan, index) => [plan, vectors[index]]));
+    const queued = this.ctx.queued();
+    // Held writes get no vectors: they are not searchable until approved, when approval embeds them.
+    const live = queued ? [] : planned.flatMap((plan) => (plan ? [plan.body] : []));
+    const vectors = (await this.ctx.embeddings?.forBodies(live)) ?? [];
+    const vectorOf = new Map(live.map((body, index) => [body, vectors[index]]));
     const results = this.ctx.store.db.transaction(() => {
       const written = planned.map((plan) => {
         if (!plan) return null;
+        this.assertSupersedable(plan.body);
         const existingId = this.existingIdFor(plan.body);
         const existing = existingId ? (this.ctx.store.get(existingId) ?? undefined) : undefined;
-        const target = existing ? existing.id : plan.id;
+        // A held change to an existing entity is a proposal of its own, which approval applies to it.
+        const target = existing && !queued ? existing.id : plan.id;
+        const updates = existing && !queued;
         const written = this.ctx.store.write({
           id: target,
           body: plan.body,
-          op: existing ? 'update' : 'create',
-          message: existing ? `update ${this.type}` : `create ${this.type}`,
+          op: updates ? 'update' : 'create',
+          message: updates
+            ? `update ${this.type}`
+            : existing
+              ? `propose update of ${existing.id}`
+              : `create ${this.type}`,
           time,
-          fresh: !existing,
+          fresh: !updates,
+          links: linksFor(plan.body, queued, existing?.id),
         });
-        const vector = vectorOf.get(plan);
+        const vector = vectorOf.get(plan.body);
         if (vector && written.changed) this.ctx.embeddings?.store(target, plan.body, written.objectSeq, vector);
-        return { ...written, existing };
+        const retired = queued ? undefined : this.retireSuperseded(plan.body, target);
+        return { ...written, existing: updates ? existing : undefined, retired };
       });
       const changed = written.flatMap((result) => (result?.changed ? [result.entity.id] : []));
-      if (changed.length) this.ctx.store.audit(mode.single ? 'save' : 'saveMany', this.type, changed);
+      if (changed.length) {
+        this.ctx.store.audit(
+          mode.single ? 'save' : 'saveMany',
+          this.type,
+          changed,
+          queued ? { review: 'pending' } : {},
+        );
+      }
       return written;
     });
     return results.map((result) => {
       if (!result) return null;
-      if (result.changed) {
+      if (result.retired) this.emitState(result.retired, 'superseded');
+      if (queued) this.emitState(result.commit, 'pending');
+      else if (result.changed) {
         if (result.existing)
           this.ctx.events.emit('entity:update', {
             entity: result.entity,
@@ -174,20 +201,30 @@ export class Collection<T extends EntityType> {
     if (transformed !== changes) changes = validateInput(this.type, transformed, true);
     const expected = { ...bodyOf(current), ...changes } as VersionBody;
     validateInput(this.type, inputOf(entityFromBody(id, expected, '', '')));
+    if (this.ctx.queued()) return this.propose(id, changes);
     const [vector] = (await this.ctx.embeddings?.forBodies([expected])) ?? [];
     const written = this.ctx.store.db.transaction(() => {
       // Re-read inside the transaction: another process may have written since.
       const latest = this.requireLive(id);
       const body = { ...bodyOf(latest), ...changes } as VersionBody;
       validateInput(this.type, inputOf(entityFromBody(id, body, '', '')));
-      const result = this.ctx.store.write({ id, body, op: 'update', message: `update ${this.type}` });
+      this.assertSupersedable(body, id);
+      const result = this.ctx.store.write({
+        id,
+        body,
+        op: 'update',
+        message: `update ${this.type}`,
+        links: linksFor(body, false),
+      });
+      const retired = result.changed ? this.retireSuperseded(body, id) : undefined;
       // The vector was made before the transaction; it fits only if nobody wrote in between.
       if (vector && result.changed && canonicalJson(body) === canonicalJson(expected)) {
         this.ctx.embeddings?.store(id, body, result.objectSeq, vector);
       }
       if (result.changed) this.ctx.store.audit('update', this.type, [id]);
-      return { ...result, previous: latest };
+      return { ...result, previous: latest, retired };
     });
+    if (written.retired) this.emitState(written.retired, 'superseded');
     if (written.changed)
       this.ctx.events.emit('entity:update', {
         entity: written.entity,
@@ -195,6 +232,97 @@ export class Collection<T extends EntityType> {
         commit: written.commit,
       });
     return [written.entity as EntityByType[T], written.commit];
+  }
+
+  /**
+   * A held update: a new entity holding the changed version, waiting for
+   * review, that approval applies to `id`. The entity itself is unchanged
+   * until then. Returns the proposal and its commit (review: pending).
+   */
+  private async propose(id: string, changes: Record<string, unknown>): Promise<Result<T>> {
+    const proposal = newEntityId(this.type);
+    const written = this.ctx.store.db.transaction(() => {
+      const latest = this.requireLive(id);
+      const body = { ...bodyOf(latest), ...changes } as VersionBody;
+      this.assertSupersedable(body, id);
+      const result = this.ctx.store.write({
+        id: proposal,
+        body,
+        op: 'create',
+        message: `propose update of ${id}`,
+        fresh: true,
+        links: { review: 'pending', proposes: { action: 'update', target: id } },
+      });
+      this.ctx.store.audit('propose', this.type, [proposal], { action: 'update', target: id });
+      return result;
+    });
+    this.emitState(written.commit, 'pending');
+    return [written.entity as EntityByType[T], written.commit];
+  }
+
+  /** A held delete: a proposal (a copy of the entity as it is) that approval carries out. */
+  private proposeDelete(id: string): CommitInfo {
+    const latest = this.requireLive(id);
+    const proposal = newEntityId(this.type);
+    const { commit } = this.ctx.store.write({
+      id: proposal,
+      body: bodyOf(latest),
+      op: 'create',
+      message: `propose delete of ${id}`,
+      fresh: true,
+      links: { review: 'pending', proposes: { action: 'delete', target: id } },
+    });
+    return commit;
+  }
+
+  /**
+   * A memory may name one it corrects (`supersedes`): another live memory of
+   * the same agent and user. Anything else is refused before a write.
+   */
+  private assertSupersedable(body: VersionBody, self?: string): void {
+    const target = body.supersedes;
+    if (target === undefined) return;
+    const fail = (why: string) =>
+      new MemoryError('INVALID_SUPERSEDE', `This ${this.type} cannot supersede ${JSON.stringify(target)}: ${why}.`);
+    if (typeof target !== 'string' || target === self) throw fail('it is not another entity');
+    const ref = this.ctx.store.readRef(target);
+    if (!ref || ref.state === REF_STATE.deleted) throw fail('there is no such entity');
+    if (ref.type !== this.type) throw fail(`it is a ${ref.type}`);
+    if (ref.agentId !== body.agentId || ref.userId !== body.userId) throw fail('it belongs to another agent or user');
+    // Already superseded by this very correction (an update that keeps the link) is fine.
+    if (ref.state !== REF_STATE.live && ref.state !== REF_STATE.superseded) throw fail('it is waiting for review');
+  }
+
+  /** Retires the memory `body` corrects, if it is still live; its commit is returned. */
+  protected retireSuperseded(body: VersionBody, by: string): CommitInfo | undefined {
+    if (typeof body.supersedes !== 'string') return undefined;
+    const ref = this.ctx.store.readRef(body.supersedes);
+    if (!ref || ref.state !== REF_STATE.live) return undefined;
+    return this.ctx.store.changeState(ref, 'supersede', `superseded by ${by}`, { supersededBy: by });
+  }
+
+  /** Tells listeners an entity changed state: queued, approved, rejected, superseded or reinstated. */
+  protected emitState(commit: CommitInfo, state: 'pending' | 'live' | 'rejected' | 'superseded'): void {
+    this.ctx.events.emit('entity:state', { entityId: commit.entityId, entityType: this.type, state, commit });
+  }
+
+  /**
+   * Puts a superseded memory back among the live ones (the undo of a
+   * correction), as a new commit. NOT_FOUND when it is not superseded.
+   */
+  async reinstate(id: string): Promise<CommitInfo> {
+    assertId(id);
+    const commit = this.ctx.store.db.transaction(() => {
+      const ref = this.ctx.store.readRef(id);
+      if (!ref || ref.type !== this.type || ref.state !== REF_STATE.superseded) {
+        throw new MemoryError('NOT_FOUND', `No superseded ${this.type} with id ${id}.`);
+      }
+      const made = this.ctx.store.changeState(ref, 'reinstate', `reinstate ${this.type}`);
+      this.ctx.store.audit('reinstate', this.type, [id]);
+      return made;
+    });
+    this.emitState(commit, 'live');
+    return commit;
   }
 
   async delete(id: string): Promise<CommitInfo> {
@@ -209,6 +337,7 @@ export class Collection<T extends EntityType> {
    */
   async deleteMany(ids: readonly string[], mode: { single?: boolean } = {}): Promise<(CommitInfo | null)[]> {
     if (!isArray(ids)) throw new MemoryError('INVALID_INPUT', 'deleteMany takes an array of ids.');
+    if (this.ctx.queued()) return this.proposeDeletes(ids);
     const allowed = new Map<string, boolean>();
     for (const id of ids) {
       // A repeated id (the CLI's `delete x x`) is checked, put to middleware and tombstoned once.
@@ -230,6 +359,20 @@ export class Collection<T extends EntityType> {
       if (commit) this.ctx.events.emit('entity:delete', { entityId: commit.entityId, entityType: this.type, commit });
     });
     return ids.map((id) => commits.get(id) ?? null);
+  }
+
+  /** Held deletes: one proposal per distinct id, in one transaction; each place of an id gets its proposal's commit. */
+  private async proposeDeletes(ids: readonly string[]): Promise<CommitInfo[]> {
+    ids.forEach((id) => assertId(id));
+    const commits = this.ctx.store.db.transaction(() => {
+      const made = new Map<string, CommitInfo>();
+      for (const id of ids) if (!made.has(id)) made.set(id, this.proposeDelete(id));
+      const proposals = [...made.values()].map((commit) => commit.entityId);
+      this.ctx.store.audit('propose', this.type, proposals, { action: 'delete' });
+      return made;
+    });
+    for (const commit of commits.values()) this.emitState(commit, 'pending');
+    return ids.map((id) => commits.get(id)!);
   }
 
   async list(agentId: string, userId?: string): Promise<EntityByType[T][]> {

@@ -1,8 +1,9 @@
 import type { SQLInputValue } from 'node:sqlite';
 
 import { MemoryError } from '../errors';
+import { currentProvenance, legacyProvenance, type Provenance } from '../provenance';
 import type { EntityIndexer } from '../search/fts-index';
-import type { CommitInfo, CommitOp, Entity, EntityType, HistoryEntry } from '../types';
+import type { CommitInfo, CommitMeta, CommitOp, Entity, EntityType, HistoryEntry } from '../types';
 import { assertNotDamaged } from './damage-marker';
 import type { Database, Row } from './database';
 import { canonicalJson, sha256 } from './hashing';
@@ -14,6 +15,7 @@ import {
   countOf,
   entityRow,
   num,
+  numOrNull,
   objectRow,
   refRow,
   type StoredRef,
@@ -44,11 +46,32 @@ export interface ListFilter {
   conversationId?: string;
 }
 
+/**
+ * An entity's state, kept in its ref's `deleted` column and read from its
+ * head commit (see stateOfHead): only live entities are served, searched and
+ * recalled.
+ */
+export const REF_STATE = { live: 0, deleted: 1, pending: 2, superseded: 3 } as const;
+export type RefState = (typeof REF_STATE)[keyof typeof REF_STATE];
+
+/** The state a head commit leaves its entity in. */
+export function stateOfHead(head: { object: unknown; op: CommitOp; review?: CommitMeta['review'] }): RefState {
+  if (head.object === null) return REF_STATE.deleted;
+  if (head.review === 'pending') return REF_STATE.pending;
+  if (head.op === 'supersede') return REF_STATE.superseded;
+  return REF_STATE.live;
+}
+
+/** What a write adds to its commit's meta besides who made it. */
+export type CommitLinks = Omit<CommitMeta, 'by'>;
+
 export interface WriteRequest {
   id: string;
   body: VersionBody;
   op: CommitOp;
   message: string;
+  /** Review and correction links for the commit; `review: 'pending'` stores the entity as waiting for review. */
+  links?: CommitLinks;
   /** Only for imports, which keep the original timestamps. */
   createdAt?: string;
   time?: string;
@@ -65,17 +88,55 @@ export interface WriteResult {
   objectSeq: number;
 }
 
+/** The fields a commit's hash covers; `meta` is its stored canonical JSON, null before version 4. */
+export interface HashedCommit {
+  entityId: string;
+  parent: string | null;
+  object: string | null;
+  time: string;
+  author: string;
+  message: string;
+  op: CommitOp;
+  meta: string | null;
+}
+
 /**
- * The hash of a commit's canonical JSON. Its seven fields are known, so the
- * text is written out directly in canonicalJson's key order (the same bytes,
- * without sorting a copy on every write).
+ * The hash of a commit's canonical JSON. Its fields are known, so the text is
+ * written out directly in canonicalJson's key order (the same bytes, without
+ * sorting a copy on every write). A commit without meta (made before version
+ * 4) hashes as it always did.
  */
-export function commitHash(commit: Omit<CommitInfo, 'hash'>): string {
+export function commitHash(commit: HashedCommit): string {
   const json = (value: string | null) => JSON.stringify(value);
+  const meta = commit.meta === null ? '' : `"meta":${commit.meta},`;
   return sha256(
     `{"author":${json(commit.author)},"entityId":${json(commit.entityId)},"message":${json(commit.message)},` +
-      `"object":${json(commit.object)},"op":${json(commit.op)},"parent":${json(commit.parent)},"time":${json(commit.time)}}`,
+      `${meta}"object":${json(commit.object)},"op":${json(commit.op)},"parent":${json(commit.parent)},"time":${json(commit.time)}}`,
   );
+}
+
+/** A commit's meta as stored (canonical JSON text) read back, or what is known of an older commit. */
+export function commitMetaOf(
+  stored: string | null,
+  author: string,
+  op: CommitOp,
+): Pick<CommitInfo, 'by' | 'review' | 'proposes' | 'supersedes' | 'supersededBy'> {
+  if (stored === null) return { by: legacyProvenance(author, op) };
+  let meta: Partial<CommitMeta>;
+  try {
+    meta = JSON.parse(stored) as Partial<CommitMeta>;
+  } catch {
+    // Its hash no longer matches either: verify names the commit.
+    return { by: legacyProvenance(author, op) };
+  }
+  const { by, review, proposes, supersedes, supersededBy } = meta;
+  return {
+    by: by ?? legacyProvenance(author, op),
+    ...(review ? { review } : {}),
+    ...(proposes ? { proposes } : {}),
+    ...(supersedes ? { supersedes } : {}),
+    ...(supersededBy ? { supersededBy } : {}),
+  };
 }
 
 export function entityFromBody(id: string, body: VersionBody, createdAt: string, updatedAt: string): Entity {
@@ -103,7 +164,7 @@ const REF_SELECT = `SELECT r.id, r.type, r.agent_id, r.user_id, r.head_seq, r.ob
 
 // A commit with its parent's and object's hashes, found by row number.
 const COMMIT_SELECT = `SELECT c.seq, c.hash, c.entity_id, c.parent_seq, c.object_seq, p.hash AS parent, o.hash AS object, c.time,
-  c.author, c.message, c.op
+  c.author, c.message, c.op, c.meta
   FROM commits c LEFT JOIN commits p ON p.seq = c.parent_seq LEFT JOIN objects o ON o.seq = c.object_seq`;
 
 const ENTITY_SELECT =
@@ -120,6 +181,8 @@ export class EntityStore {
     private readonly now: () => Date,
     private readonly author: string,
     private readonly indexer: EntityIndexer,
+    /** Who writes when the work running does not say (see withProvenance). */
+    private readonly writer: Provenance,
   ) {}
 
   timestamp(): string {
@@ -211,7 +274,8 @@ export class EntityStore {
     const object = sha256(data);
     const time = request.time ?? this.timestamp();
     const createdAt = ref && !ref.deleted ? ref.createdAt : (request.createdAt ?? time);
-    if (ref && !ref.deleted && ref.object === object) {
+    const pending = request.links?.review === 'pending';
+    if (ref && ref.state === REF_STATE.live && !pending && ref.object === object) {
       const head = this.commitAt(ref.headSeq);
       if (head) {
         return {
@@ -231,15 +295,19 @@ export class EntityStore {
       request.op,
       request.message,
       time,
+      request.links,
     );
     // Indexed before the ref is written, so the ref records its search row in the same statement.
-    const searchRowid = this.indexer.index(request.id, request.body, request.fresh === true);
+    // An entity waiting for review is not searchable: it leaves the index if it was in it.
+    let searchRowid: number | null = null;
+    if (!pending) searchRowid = this.indexer.index(request.id, request.body, request.fresh === true);
+    else if (ref?.state === REF_STATE.live) this.indexer.remove(request.id);
     this.db.run(
       `INSERT INTO refs (id, type, agent_id, user_id, head_seq, object_seq, deleted, created_at, updated_at,
          conversation_id, source, search_rowid)
-       VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(id) DO UPDATE SET agent_id = excluded.agent_id, user_id = excluded.user_id,
-         head_seq = excluded.head_seq, object_seq = excluded.object_seq, deleted = 0,
+         head_seq = excluded.head_seq, object_seq = excluded.object_seq, deleted = excluded.deleted,
          created_at = excluded.created_at, updated_at = excluded.updated_at,
          conversation_id = excluded.conversation_id, source = excluded.source, search_rowid = excluded.search_rowid`,
       request.id,
@@ -248,6 +316,7 @@ export class EntityStore {
       request.body.userId ?? null,
       seq,
       objectSeq,
+      pending ? REF_STATE.pending : REF_STATE.live,
       createdAt,
       commit.time,
       typeof request.body.conversationId === 'string' ? request.body.conversationId : null,
@@ -271,11 +340,11 @@ export class EntityStore {
   }
 
   /** Ends an entity's chain with a tombstone commit. Must run in a transaction. */
-  tombstone(ref: RefRow, message: string): CommitInfo {
+  tombstone(ref: RefRow, message: string, links?: CommitLinks): CommitInfo {
     this.assertWritable();
-    const { commit, seq } = this.appendCommit(ref.id, ref, null, null, 'delete', message);
+    const { commit, seq } = this.appendCommit(ref.id, ref, null, null, 'delete', message, undefined, links);
     // Out of the index first: it finds the entity's search row through the ref.
-    this.indexer.remove(ref.id);
+    if (ref.state === REF_STATE.live) this.indexer.remove(ref.id);
     this.db.run(
       'UPDATE refs SET head_seq = ?, object_seq = NULL, deleted = 1, updated_at = ?, search_rowid = NULL WHERE id = ?',
       seq,
@@ -283,6 +352,77 @@ export class EntityStore {
       ref.id,
     );
     return commit;
+  }
+
+  /**
+   * Moves an entity that has content between live, pending and superseded
+   * with a commit of the same content: an approval, a retirement by a
+   * correction, or its undoing. The search index follows. Must run in a
+   * transaction.
+   */
+  changeState(
+    ref: RefRow,
+    op: 'approve' | 'supersede' | 'reinstate',
+    message: string,
+    links?: CommitLinks,
+  ): CommitInfo {
+    this.assertWritable();
+    if (ref.objectSeq === null || ref.object === null) {
+      throw new MemoryError('NOT_FOUND', `Entity ${ref.id} is deleted.`);
+    }
+    const { commit, seq } = this.appendCommit(ref.id, ref, ref.object, ref.objectSeq, op, message, undefined, links);
+    const state = stateOfHead(commit);
+    let searchRowid: number | null = null;
+    if (state === REF_STATE.live) {
+      const body = this.objectBodyAt(ref.objectSeq, ref.id);
+      if (body) searchRowid = this.indexer.index(ref.id, body, false);
+    } else if (ref.state === REF_STATE.live) this.indexer.remove(ref.id);
+    this.db.run(
+      'UPDATE refs SET head_seq = ?, deleted = ?, updated_at = ?, search_rowid = ? WHERE id = ?',
+      seq,
+      state,
+      commit.time,
+      searchRowid,
+      ref.id,
+    );
+    return commit;
+  }
+
+  /** The entity whatever its state (pending, superseded, deleted: its last content), for review and the views. */
+  getAny(id: string): { entity: Entity; state: RefState; head: CommitInfo } | undefined {
+    const ref = this.readRef(id);
+    if (!ref) return undefined;
+    const head = this.commitAt(ref.headSeq)?.commit;
+    if (!head) return undefined;
+    let seq: number | null = ref.objectSeq;
+    if (seq === null) {
+      // Deleted: its last content is the parent's.
+      const parent = this.db.get(
+        'SELECT object_seq FROM commits WHERE seq = (SELECT parent_seq FROM commits WHERE seq = ?)',
+        ref.headSeq,
+      );
+      seq = parent ? numOrNull(parent, 'commits', 'object_seq') : null;
+    }
+    const body = seq === null ? undefined : this.objectBodyAt(seq, id);
+    if (!body) return undefined;
+    return { entity: entityFromBody(id, body, ref.createdAt, ref.updatedAt), state: ref.state, head };
+  }
+
+  /** Ids in a state other than live or deleted, newest first: the review queue, the superseded. */
+  idsInState(state: RefState, filter: { agentId?: string; type?: EntityType } = {}): string[] {
+    const clauses = ['r.deleted = ?'];
+    const params: SQLInputValue[] = [state];
+    if (filter.agentId !== undefined) {
+      clauses.push('r.agent_id = ?');
+      params.push(filter.agentId);
+    }
+    if (filter.type !== undefined) {
+      clauses.push('r.type = ?');
+      params.push(filter.type);
+    }
+    return this.db
+      .all(`SELECT r.id FROM refs r WHERE ${clauses.join(' AND ')} ORDER BY r.updated_at DESC, r.id DESC`, ...params)
+      .map((row) => text(row, 'refs', 'id'));
   }
 
   /**
@@ -360,12 +500,19 @@ export class EntityStore {
     op: CommitOp,
     message: string,
     time = this.timestamp(),
+    links: CommitLinks = {},
   ): { commit: CommitInfo; seq: number } {
+    const meta: CommitMeta = { by: currentProvenance() ?? this.writer, ...links };
+    const metaText = canonicalJson(meta);
     const fields = { entityId, parent: parent?.head ?? null, object, time, author: this.author, message, op };
-    const commit: CommitInfo = { hash: commitHash(fields), ...fields };
+    const commit: CommitInfo = {
+      hash: commitHash({ ...fields, meta: metaText }),
+      ...fields,
+      ...commitMetaOf(metaText, this.author, op),
+    };
     const { lastInsertRowid } = this.db.run(
-      `INSERT INTO commits (hash, entity_id, parent_seq, object_seq, time, author, message, op)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO commits (hash, entity_id, parent_seq, object_seq, time, author, message, op, meta)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       commit.hash,
       entityId,
       parent?.headSeq ?? null,
@@ -374,6 +521,7 @@ export class EntityStore {
       commit.author,
       message,
       op,
+      metaText,
     );
     return { commit, seq: lastInsertRowid };
   }
@@ -468,7 +616,17 @@ function toRef(row: Row): RefRow {
 
 /** A commit as callers see it: its parent and object by hash (COMMIT_SELECT joins them in). */
 function toCommit(stored: CommitRow, row: Row): CommitInfo {
-  const { hash, entityId, time, author, message, op } = stored;
+  const { hash, entityId, time, author, message, op, meta } = stored;
   const parent = textOrNull(row, 'commits', 'parent');
-  return { hash, entityId, parent, object: textOrNull(row, 'objects', 'object'), time, author, message, op };
+  return {
+    hash,
+    entityId,
+    parent,
+    object: textOrNull(row, 'objects', 'object'),
+    time,
+    author,
+    message,
+    op,
+    ...commitMetaOf(meta, author, op),
+  };
 }

@@ -71,7 +71,10 @@ export interface StoredRef {
   userId: string | undefined;
   headSeq: number;
   objectSeq: number | null;
+  /** Not live: deleted, or (see `state`) waiting for review or superseded. */
   deleted: boolean;
+  /** 0 live, 1 deleted, 2 pending review, 3 superseded (REF_STATE). */
+  state: 0 | 1 | 2 | 3;
 }
 
 export function refRow(row: Row): StoredRef {
@@ -83,8 +86,16 @@ export function refRow(row: Row): StoredRef {
     userId: userId ?? undefined,
     headSeq: num(row, 'refs', 'head_seq'),
     objectSeq: numOrNull(row, 'refs', 'object_seq'),
-    deleted: num(row, 'refs', 'deleted') === 1,
+    ...refState(num(row, 'refs', 'deleted')),
   };
+}
+
+function refState(value: number): { deleted: boolean; state: 0 | 1 | 2 | 3 } {
+  if (value === 0 || value === 1 || value === 2 || value === 3) return { deleted: value !== 0, state: value };
+  throw new MemoryError(
+    'STORE_CORRUPT',
+    `The store's refs table is damaged: an entity's state reads ${value}. Run verify.`,
+  );
 }
 
 /** One commit as stored: its own fields, and its parent and object by row number. */
@@ -98,6 +109,8 @@ export interface CommitRow {
   author: string;
   message: string;
   op: CommitOp;
+  /** The commit's meta as stored (canonical JSON), null before version 4 or in a snapshot older than it. */
+  meta: string | null;
 }
 
 /** The one reading of a commit row, shared by history reads and verify. */
@@ -112,6 +125,7 @@ export function commitRow(row: Row): CommitRow {
     author: text(row, 'commits', 'author'),
     message: text(row, 'commits', 'message'),
     op: text(row, 'commits', 'op') as CommitOp,
+    meta: row.meta === undefined ? null : textOrNull(row, 'commits', 'meta'),
   };
 }
 

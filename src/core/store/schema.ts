@@ -1,10 +1,10 @@
 import { loadSqlite } from '../sqlite';
 import { SEARCHABLE_TYPES } from '../types';
 import type { Database } from './database';
-import { text } from './rows';
+import { countOf, text } from './rows';
 
 /** Bumped whenever the layout changes; `migrate` brings older stores forward. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** The FTS5 table (and its vocabulary) that indexes one searchable type's search rows. */
 export const ftsTable = (type: string): string => `fts_${type}`;
@@ -75,10 +75,16 @@ const COMMITS = `CREATE TABLE IF NOT EXISTS commits (
   time TEXT NOT NULL,
   author TEXT NOT NULL,
   message TEXT NOT NULL,
-  op TEXT NOT NULL
+  op TEXT NOT NULL,
+  -- Since version 4: who made the commit and its review and correction links
+  -- (CommitMeta), as canonical JSON, part of the hash. NULL on older commits.
+  meta TEXT
 );`;
 
 // One row per entity: where its chain ends, plus the columns lists filter on.
+// \`deleted\` is the entity's state, read from its head commit (RefState):
+// 0 live, 1 deleted, 2 waiting for review, 3 superseded by a correction.
+// Everything that serves entities asks for 0.
 // Lists filter by type and agent and page newest first (created_at, then id
 // for a stable order); user_id rides along so a per-user list is answered
 // from the index without a sort.
@@ -191,6 +197,12 @@ export function missingTables(db: Database, tables: readonly string[], schema = 
   return tables.filter((table) => !present.has(table));
 }
 
+/**
+ * Columns later versions added to a table, by the version that added them:
+ * a snapshot taken before then lacks them and is still whole.
+ */
+const ADDED_COLUMNS: Readonly<Record<string, number>> = { 'commits.meta': 4 };
+
 let expectedColumns: ReadonlyMap<StoreTable, readonly string[]> | undefined;
 
 /**
@@ -228,6 +240,7 @@ export function missingColumns(db: Database, schema = 'main', tables: readonly S
       .all(`SELECT name FROM ${schema}.sqlite_master WHERE type = 'table'`)
       .map((row) => text(row, 'sqlite_master', 'name')),
   );
+  const version = countOf(db.get(`PRAGMA ${schema}.user_version`), 'pragma', 'user_version');
   for (const table of tables) {
     if (!present.has(table)) continue;
     const have = new Set(
@@ -235,7 +248,10 @@ export function missingColumns(db: Database, schema = 'main', tables: readonly S
         .all(`SELECT name FROM pragma_table_info(?, ?)`, table, schema)
         .map((row) => text(row, 'pragma_table_info', 'name')),
     );
-    for (const column of columnsByTable().get(table) ?? []) if (!have.has(column)) missing.push(`${table}.${column}`);
+    for (const column of columnsByTable().get(table) ?? []) {
+      const name = `${table}.${column}`;
+      if (!have.has(column) && version >= (ADDED_COLUMNS[name] ?? 0)) missing.push(name);
+    }
   }
   return missing;
 }
@@ -341,6 +357,30 @@ CREATE TRIGGER IF NOT EXISTS ${v1FtsTable(type)}_upgraded INSTEAD OF INSERT ON $
   db.exec('DELETE FROM search_pending');
 }
 
+/**
+ * Copies one table from an attached snapshot into the live store, column by
+ * column name: a snapshot made by an older version lacks the columns added
+ * since, which stay empty (NULL) in the copy.
+ */
+export function copyFromSnapshot(db: Database, table: string, from = 'snap'): void {
+  const columnsOf = (schema: string) =>
+    db
+      .all('SELECT name FROM pragma_table_info(?, ?)', table, schema)
+      .map((row) => text(row, 'pragma_table_info', 'name'));
+  const source = new Set(columnsOf(from));
+  const shared = columnsOf('main')
+    .filter((column) => source.has(column))
+    .join(', ');
+  db.exec(`INSERT INTO main.${table} (${shared}) SELECT ${shared} FROM ${from}.${table}`);
+}
+
+// Version 4: commits record their provenance (see COMMITS). A store made new
+// at this version already has the column from V1.
+function toVersion4(db: Database): void {
+  const columns = db.all("SELECT name FROM pragma_table_info('commits')").map((row) => row.name);
+  if (!columns.includes('meta')) db.exec('ALTER TABLE commits ADD COLUMN meta TEXT');
+}
+
 /** Runs inside a write transaction; re-reads the version so two processes creating one store do not both migrate. */
 export function migrate(db: Database): void {
   const from = Number(db.get('PRAGMA user_version')?.user_version ?? 0);
@@ -348,5 +388,6 @@ export function migrate(db: Database): void {
   if (from < 1) db.exec(V1);
   if (from < 2) db.exec(V2);
   if (from < 3) toVersion3(db);
+  if (from < 4) toVersion4(db);
   db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
 }

@@ -1,4 +1,4 @@
-import { commitHash } from '../store/entity-store';
+import { commitHash, commitMetaOf, stateOfHead } from '../store/entity-store';
 import type { Scope } from '../store/object-body';
 import type { CommitNode, HistoryTables } from './tables';
 import type { VerifyError } from './types';
@@ -58,6 +58,7 @@ export function checkCommitHashes({ objects, commits }: HistoryTables): VerifyEr
       author: node.author,
       message: node.message,
       op: node.op,
+      meta: node.meta,
     });
     if (expected !== node.hash) {
       errors.push({
@@ -93,7 +94,14 @@ export function checkRefs({ objects, commits, refs }: HistoryTables): VerifyErro
       });
       continue;
     }
-    if (head && (ref.deleted !== (head.op === 'delete') || ref.objectSeq !== head.objectSeq)) {
+    const headState =
+      head &&
+      stateOfHead({
+        object: head.objectSeq,
+        op: head.op,
+        review: commitMetaOf(head.meta, head.author, head.op).review,
+      });
+    if (head && (ref.state !== headState || ref.objectSeq !== head.objectSeq)) {
       errors.push({
         code: 'REF_MISMATCH',
         id: ref.id,

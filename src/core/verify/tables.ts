@@ -117,13 +117,18 @@ export function readCommits(db: Database, schema: string, errors: VerifyError[])
   return readTable(
     db,
     `${schema}.commits`,
-    `SELECT seq, hash, entity_id, parent_seq, object_seq, time, author, message, op FROM ${schema}.commits`,
+    `SELECT seq, hash, entity_id, parent_seq, object_seq, time, author, message, op${metaColumn(db, schema)} FROM ${schema}.commits`,
     (row) => {
       const commit = commitRow(row);
       return [commit.seq, commit];
     },
     errors,
   );
+}
+
+/** The commits' meta column, where the store (or a snapshot older than version 4) has one. */
+function metaColumn(db: Database, schema: string): string {
+  return db.get("SELECT 1 AS present FROM pragma_table_info('commits', ?) WHERE name = 'meta'", schema) ? ', meta' : '';
 }
 
 /** Refs have no row number: they are numbered in the order read. */

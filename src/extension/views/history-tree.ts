@@ -31,6 +31,9 @@ const OP_ICON: Record<CommitInfo['op'], string> = {
   delete: 'trash',
   import: 'cloud-download',
   revert: 'discard',
+  approve: 'check',
+  supersede: 'circle-slash',
+  reinstate: 'debug-restart',
 };
 
 /**

@@ -1,0 +1,383 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+
+import { Memory } from '../../src/core/memory';
+import { describeProvenance, withProvenance } from '../../src/core/provenance';
+import { commitHash } from '../../src/core/store/entity-store';
+import type { CommitOp } from '../../src/core/types';
+import { FakeClock, openTemp, rejectsWith, tempDir } from './helpers';
+
+const MCP = { kind: 'mcp', name: 'Claude Desktop', version: '0.9.1' } as const;
+const COPILOT = {
+  kind: 'copilot',
+  model: 'gpt-4.1',
+  tool: 'memory_save',
+  conversation: 'c-1',
+  conversationTitle: 'Fix login',
+} as const;
+
+/**
+ * Turns a store file into what version 3 wrote: no meta column, and every
+ * commit hashed without it (parents first, so each parent's new hash is known).
+ */
+function makeVersion3(file: string): void {
+  const db = new DatabaseSync(file);
+  db.exec('ALTER TABLE commits DROP COLUMN meta; PRAGMA user_version = 3;');
+  const hashes = new Map<number, string>();
+  const rows = db
+    .prepare(
+      'SELECT c.seq, c.parent_seq, c.entity_id, c.time, c.author, c.message, c.op, o.hash AS object FROM commits c LEFT JOIN objects o ON o.seq = c.object_seq ORDER BY c.seq',
+    )
+    .all();
+  for (const row of rows) {
+    const hash = commitHash({
+      entityId: String(row.entity_id),
+      parent: row.parent_seq === null ? null : hashes.get(row.parent_seq as number)!,
+      object: (row.object as string | null) ?? null,
+      time: String(row.time),
+      author: String(row.author),
+      message: String(row.message),
+      op: row.op as CommitOp,
+      meta: null,
+    });
+    hashes.set(row.seq as number, hash);
+    db.prepare('UPDATE commits SET hash = ? WHERE seq = ?').run(hash, row.seq as number);
+  }
+  db.close();
+}
+
+describe('provenance', () => {
+  it('records who made each commit, inside its hash, and shows it in history', async () => {
+    const { memory, cleanup } = await openTemp({ writer: { kind: 'cli' } });
+    try {
+      const [saved] = await memory.memories.save('a', undefined, { content: 'Use pnpm in this repo' });
+      await withProvenance(COPILOT, () => memory.memories.update(saved.id, { content: 'Use pnpm 9 in this repo' }));
+      const [update, create] = await memory.history(saved.id);
+      assert.deepEqual(create!.commit.by, { kind: 'cli' });
+      assert.deepEqual(update!.commit.by, COPILOT);
+      assert.equal(describeProvenance(update!.commit.by), "by Copilot · gpt-4.1 · memory_save · in chat 'Fix login'");
+      assert.equal(
+        describeProvenance({ kind: 'mcp', name: 'Claude Desktop', version: '0.9.1' }),
+        'by Claude Desktop 0.9.1',
+      );
+      assert.equal((await memory.verify()).valid, true);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('rejects an unknown writer kind and cleans control characters out of names', async () => {
+    const { memory, cleanup } = await openTemp();
+    try {
+      await rejectsWith(
+        async () => withProvenance({ kind: 'robot' } as never, async () => undefined),
+        'UNKNOWN_WRITER',
+      );
+      await rejectsWith(Memory.open({ dir: tempDir(), writer: { kind: 'nobody' } as never }), 'UNKNOWN_WRITER');
+      const [saved] = await withProvenance({ kind: 'mcp', name: 'evil\u001b[31m\nclient' }, () =>
+        memory.memories.save('a', undefined, { content: 'x' }),
+      );
+      const [entry] = await memory.history(saved.id);
+      assert.equal(entry!.commit.by.name, 'evil [31m client');
+      // Queued by default (an MCP client), and still kept with its history.
+      assert.equal(entry!.commit.review, 'pending');
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('a tampered provenance fails verify', async () => {
+    const { memory, dir, cleanup } = await openTemp();
+    try {
+      const [saved] = await memory.memories.save('a', undefined, { content: 'x' });
+      await memory.close();
+      const db = new DatabaseSync(path.join(dir, 'memory.db'));
+      db.exec(`UPDATE commits SET meta = replace(meta, '"user"', '"copilot"') WHERE entity_id = '${saved.id}'`);
+      db.close();
+      const reopened = await Memory.open({ dir });
+      const report = await reopened.verify();
+      assert.deepEqual(
+        report.errors.map((error) => error.code),
+        ['COMMIT_HASH_MISMATCH'],
+      );
+      await reopened.close();
+    } finally {
+      await cleanup().catch(() => undefined);
+    }
+  });
+
+  it('upgrades a version 3 store: old commits keep their hashes and read back their author', async () => {
+    const dir = tempDir();
+    const old = await Memory.open({ dir, author: 'ana' });
+    const [saved] = await old.memories.save('a', undefined, { content: 'from before' });
+    await old.close();
+    makeVersion3(path.join(dir, 'memory.db'));
+    const memory = await Memory.open({ dir, author: 'ben' });
+    try {
+      assert.equal((await memory.verify()).valid, true);
+      const [entry] = await memory.history(saved.id);
+      assert.deepEqual(entry!.commit.by, { kind: 'unknown', name: 'ana', legacy: true });
+      assert.equal(describeProvenance(entry!.commit.by, entry!.commit.author), 'by ana');
+      await memory.memories.update(saved.id, { content: 'after the upgrade' });
+      const [latest] = await memory.history(saved.id);
+      assert.deepEqual(latest!.commit.by, { kind: 'user', name: 'ben' });
+      assert.equal((await memory.verify()).valid, true);
+    } finally {
+      await memory.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('restores a snapshot taken before version 4', async () => {
+    const { memory, dir, cleanup } = await openTemp();
+    try {
+      const [saved] = await memory.memories.save('a', undefined, { content: 'kept in the snapshot' });
+      const snapshot = await memory.snapshot();
+      await memory.memories.delete(saved.id);
+      makeVersion3(path.join(dir, 'snapshots', `${snapshot.id}.db`));
+      await memory.restore(snapshot.id);
+      assert.equal((await memory.memories.get(saved.id))?.content, 'kept in the snapshot');
+      const [entry] = await memory.history(saved.id);
+      assert.equal(entry!.commit.by.kind, 'unknown');
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
+describe('review queue', () => {
+  it('holds an MCP client write out of search, recall, get and lists until a person approves it', async () => {
+    const { memory, cleanup } = await openTemp({ author: 'ana' });
+    try {
+      const [held, commit] = await withProvenance(MCP, () =>
+        memory.memories.save('a', undefined, { content: 'The deploy key rotates on Fridays' }),
+      );
+      assert.equal(commit.review, 'pending');
+      assert.equal(await memory.memories.get(held.id), null);
+      assert.deepEqual(await memory.memories.list('a'), []);
+      assert.equal(await memory.memories.count('a'), 0);
+      assert.deepEqual(await memory.memories.search('a', undefined, 'deploy key'), []);
+      assert.equal((await memory.recall('a', undefined, 'deploy key')).items.length, 0);
+      const [pending] = await memory.review.list({ agentId: 'a' });
+      assert.equal(pending!.entity.id, held.id);
+      assert.deepEqual(pending!.commit.by, MCP);
+
+      const [outcome] = await memory.review.approve([held.id]);
+      assert.equal(outcome!.outcome, 'approved');
+      assert.equal((await memory.memories.get(held.id))?.content, 'The deploy key rotates on Fridays');
+      assert.equal((await memory.memories.search('a', undefined, 'deploy key')).length, 1);
+      const [approval, queued] = await memory.history(held.id);
+      assert.equal(approval!.commit.op, 'approve');
+      assert.deepEqual(approval!.commit.by, { kind: 'user', name: 'ana' });
+      assert.deepEqual(queued!.commit.by, MCP);
+      assert.deepEqual(await memory.review.list(), []);
+      assert.equal((await memory.verify()).valid, true);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('an edit while approving, a rejection, and errors for what is not pending', async () => {
+    const { memory, cleanup } = await openTemp();
+    try {
+      const [one] = await withProvenance(MCP, () => memory.memories.save('a', undefined, { content: 'draft one' }));
+      const [two] = await withProvenance(MCP, () => memory.memories.save('a', undefined, { content: 'draft two' }));
+      await rejectsWith(memory.review.approve([one.id], { content: 7 }), 'INVALID_INPUT');
+      await memory.review.approve([one.id], { content: 'edited one' });
+      assert.equal((await memory.memories.get(one.id))?.content, 'edited one');
+      const [rejected] = await memory.review.reject([two.id]);
+      assert.equal(rejected!.outcome, 'rejected');
+      assert.equal(await memory.memories.get(two.id), null);
+      assert.equal((await memory.history(two.id))[0]!.commit.review, 'rejected');
+      await rejectsWith(memory.review.approve([one.id]), 'NOT_PENDING');
+      await rejectsWith(memory.review.reject([two.id]), 'NOT_PENDING');
+      await rejectsWith(memory.review.approve(['memory-nope']), 'NOT_PENDING');
+      // All or none: one bad id leaves the good one pending.
+      const [three] = await withProvenance(MCP, () => memory.memories.save('a', undefined, { content: 'three' }));
+      await rejectsWith(memory.review.approve([three.id, one.id]), 'NOT_PENDING');
+      assert.equal((await memory.review.list()).length, 1);
+      assert.equal((await memory.verify()).valid, true);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('a held update or delete is a proposal: the entity stays as it is until approval applies it', async () => {
+    const { memory, cleanup } = await openTemp();
+    try {
+      const [saved] = await memory.memories.save('a', undefined, { content: 'Node 20 in CI' });
+      const [proposal, commit] = await withProvenance(MCP, () =>
+        memory.memories.update(saved.id, { content: 'Node 24 in CI' }),
+      );
+      assert.notEqual(proposal.id, saved.id);
+      assert.deepEqual(commit.proposes, { action: 'update', target: saved.id });
+      assert.equal((await memory.memories.get(saved.id))?.content, 'Node 20 in CI');
+      const deletion = await withProvenance(MCP, () => memory.memories.delete(saved.id));
+      assert.deepEqual(deletion.proposes, { action: 'delete', target: saved.id });
+      assert.ok(await memory.memories.get(saved.id));
+      const items = await memory.review.list();
+      assert.equal(items.length, 2);
+      assert.equal(items.find((item) => item.entity.id === proposal.id)!.target?.content, 'Node 20 in CI');
+
+      const [applied] = await memory.review.approve([proposal.id]);
+      assert.deepEqual([applied!.outcome, applied!.entityId], ['applied', saved.id]);
+      assert.equal((await memory.memories.get(saved.id))?.content, 'Node 24 in CI');
+      await memory.review.approve([deletion.entityId]);
+      assert.equal(await memory.memories.get(saved.id), null);
+      assert.deepEqual(await memory.review.list(), []);
+      assert.equal((await memory.verify()).valid, true);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('follows the policy: immediate for all, per kind, and a person-confirmed write counts as reviewed', async () => {
+    const immediate = await openTemp({ review: 'immediate' });
+    const perKind = await openTemp({ review: { copilot: 'queue' } });
+    try {
+      const [a] = await withProvenance(MCP, () => immediate.memory.memories.save('a', undefined, { content: 'x' }));
+      assert.ok(await immediate.memory.memories.get(a.id));
+      const [b] = await withProvenance(COPILOT, () => perKind.memory.memories.save('a', undefined, { content: 'y' }));
+      assert.equal(await perKind.memory.memories.get(b.id), null);
+      const [c] = await withProvenance({ ...COPILOT, confirmed: true }, () =>
+        perKind.memory.memories.save('a', undefined, { content: 'z' }),
+      );
+      assert.ok(await perKind.memory.memories.get(c.id));
+      await rejectsWith(Memory.open({ dir: tempDir(), review: { robots: 'queue' } as never }), 'UNKNOWN_WRITER');
+      await rejectsWith(Memory.open({ dir: tempDir(), review: 'later' as never }), 'INVALID_INPUT');
+    } finally {
+      await immediate.cleanup();
+      await perKind.cleanup();
+    }
+  });
+});
+
+describe('corrections', () => {
+  it('a correction retires the memory it names: out of search and lists, history kept, undone by reinstate', async () => {
+    const { memory, cleanup } = await openTemp();
+    try {
+      const [wrong] = await memory.memories.save('a', undefined, { content: 'The staging database is on port 5433' });
+      const [fix] = await memory.memories.save('a', undefined, {
+        content: 'The staging database is on port 6543',
+        category: 'correction',
+        supersedes: wrong.id,
+      });
+      assert.equal(await memory.memories.get(wrong.id), null);
+      const found = await memory.memories.search('a', undefined, 'staging database port');
+      assert.deepEqual(
+        found.map((result) => result.entity.id),
+        [fix.id],
+      );
+      const [retired] = await memory.history(wrong.id);
+      assert.deepEqual([retired!.commit.op, retired!.commit.supersededBy], ['supersede', fix.id]);
+      assert.equal((await memory.history(fix.id))[0]!.commit.supersedes, wrong.id);
+      assert.equal((await memory.verify()).valid, true);
+
+      await memory.memories.reinstate(wrong.id);
+      assert.ok(await memory.memories.get(wrong.id));
+      await rejectsWith(memory.memories.reinstate(wrong.id), 'NOT_FOUND');
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('refuses a link to a missing, other-scope or pending entity, writing nothing', async () => {
+    const { memory, cleanup } = await openTemp();
+    try {
+      const [other] = await memory.memories.save('b', undefined, { content: 'agent b' });
+      const [mine] = await memory.memories.save('a', 'u1', { content: 'user u1' });
+      const [held] = await withProvenance(MCP, () => memory.memories.save('a', undefined, { content: 'held' }));
+      for (const target of ['memory-missing', other.id, mine.id, held.id]) {
+        await rejectsWith(
+          memory.memories.save('a', undefined, { content: 'fix', category: 'correction', supersedes: target }),
+          'INVALID_SUPERSEDE',
+        );
+      }
+      assert.equal(await memory.memories.count('a'), 1);
+      assert.ok(await memory.memories.get(other.id));
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('a held correction retires nothing until it is approved', async () => {
+    const { memory, cleanup } = await openTemp();
+    try {
+      const [wrong] = await memory.memories.save('a', undefined, { content: 'old fact' });
+      const [fix] = await withProvenance(MCP, () =>
+        memory.memories.save('a', undefined, { content: 'new fact', category: 'correction', supersedes: wrong.id }),
+      );
+      assert.ok(await memory.memories.get(wrong.id));
+      await memory.review.approve([fix.id]);
+      assert.equal(await memory.memories.get(wrong.id), null);
+      assert.equal((await memory.history(wrong.id))[0]!.commit.supersededBy, fix.id);
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
+describe('revert by writer', () => {
+  it('deletes what the writer created and gives back what it changed, as new commits; a dry run lists it', async () => {
+    const clock = new FakeClock();
+    const { memory, cleanup } = await openTemp({ now: clock.now, review: 'immediate' });
+    try {
+      const [kept] = await memory.memories.save('a', undefined, { content: 'written by a person' });
+      clock.advance(1000);
+      const start = clock.now().toISOString();
+      const [created] = await withProvenance(MCP, () =>
+        memory.memories.save('a', undefined, { content: 'by the agent' }),
+      );
+      await withProvenance(MCP, () => memory.memories.update(kept.id, { content: 'changed by the agent' }));
+      await withProvenance(MCP, () => memory.memories.update(kept.id, { content: 'changed again by the agent' }));
+      const [other] = await withProvenance({ ...MCP, name: 'Other client' }, () =>
+        memory.memories.save('a', undefined, { content: 'another client' }),
+      );
+
+      const preview = await memory.revert({ by: 'mcp', name: 'Claude Desktop', since: start }, { dryRun: true });
+      assert.deepEqual(
+        preview.items.map((item) => [item.id, item.action, item.commits]).sort(),
+        [
+          [created.id, 'delete', 1],
+          [kept.id, 'restore', 2],
+        ].sort(),
+      );
+      assert.deepEqual(preview.commits, []);
+      assert.ok(await memory.memories.get(created.id), 'a dry run changes nothing');
+
+      const report = await memory.revert({ by: 'mcp', name: 'Claude Desktop' });
+      assert.equal(report.commits.length, 2);
+      assert.equal(await memory.memories.get(created.id), null);
+      assert.equal((await memory.memories.get(kept.id))?.content, 'written by a person');
+      assert.ok(await memory.memories.get(other.id));
+      assert.equal((await memory.history(kept.id))[0]!.commit.op, 'revert');
+      await rejectsWith(memory.revert({ by: 'mcp', name: 'Claude Desktop' }), 'NOTHING_TO_REVERT');
+      await rejectsWith(memory.revert({ by: 'robot' as never }), 'UNKNOWN_WRITER');
+      await rejectsWith(memory.revert({ by: 'mcp', since: 'yesterday' }), 'INVALID_INPUT');
+      assert.equal((await memory.verify()).valid, true);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('narrows by conversation, and reverts a correction by putting the corrected memory back', async () => {
+    const { memory, cleanup } = await openTemp();
+    try {
+      const [fact] = await memory.memories.save('a', undefined, { content: 'tabs' });
+      await withProvenance({ ...COPILOT, conversation: 'c-2' }, () =>
+        memory.memories.save('a', undefined, { content: 'spaces', category: 'correction', supersedes: fact.id }),
+      );
+      const [elsewhere] = await withProvenance(COPILOT, () =>
+        memory.memories.save('a', undefined, { content: 'in c-1' }),
+      );
+      await memory.revert({ by: 'copilot', conversation: 'c-2' });
+      assert.equal((await memory.memories.get(fact.id))?.content, 'tabs');
+      assert.ok(await memory.memories.get(elsewhere.id));
+      assert.deepEqual((await memory.memories.list('a')).map((m) => m.content).sort(), ['in c-1', 'tabs']);
+    } finally {
+      await cleanup();
+    }
+  });
+});
