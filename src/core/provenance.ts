@@ -133,12 +133,15 @@ const KIND_LABEL: Record<WriterKind | 'unknown', string> = {
  * login'". `author` names the person where the provenance does not.
  */
 export function describeProvenance(provenance: CommitProvenance, author?: string): string {
+  const person = provenance.name ?? author;
   const who =
     provenance.kind === 'mcp'
       ? [provenance.name ?? 'an MCP client', provenance.version].filter(Boolean).join(' ')
       : provenance.kind === 'user' || provenance.kind === 'unknown'
-        ? (provenance.name ?? author ?? KIND_LABEL[provenance.kind])
-        : KIND_LABEL[provenance.kind];
+        ? (person ?? KIND_LABEL[provenance.kind])
+        : provenance.kind === 'cli' && person
+          ? `${person} (CLI)`
+          : KIND_LABEL[provenance.kind];
   const parts = [`by ${who}`];
   if (provenance.model) parts.push(provenance.model);
   if (provenance.tool) parts.push(provenance.tool);

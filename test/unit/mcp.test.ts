@@ -51,7 +51,8 @@ describe('mcp server', function () {
     dir = tempDir('wm-mcp-');
     docs = tempDir('wm-mcp-docs-');
     fs.writeFileSync(path.join(docs, 'deploy.md'), '# Deploy\n\nRun make deploy to ship to kubernetes.\n');
-    ({ client, stderr } = await connect([MCP, '--dir', dir, '--agent', 'a', '--user', 'u']));
+    // Writes land at once here; the review queue, the default, has its own test below.
+    ({ client, stderr } = await connect([MCP, '--dir', dir, '--agent', 'a', '--user', 'u', '--review', 'immediate']));
   });
   afterEach(async () => {
     await client.close();
@@ -100,14 +101,49 @@ describe('mcp server', function () {
     await ok('memory_forget', { id: memory.id });
     assert.match(textOf(await ok('skill_save', { content: 'Release: tag, push, wait for CI' })), /Saved skill/);
     assert.match(textOf(await ok('skill_search', { query: 'release' })), /tag, push/);
-    assert.match(textOf(await ok('docs_search', { query: 'deploy to k8s' })), /deploy\.md:1/);
-    assert.match(textOf(await ok('rag_query', { query: 'deploy' })), /^\[1\] deploy\.md:1/);
+    assert.match(textOf(await ok('docs_search', { query: 'deploy to k8s' })), /from `deploy\.md:1`/);
+    assert.match(textOf(await ok('rag_query', { query: 'deploy' })), /^\[1\] knowledge `[^`]+` · from `deploy\.md:1`/m);
     await ok('profile_update', { content: 'Staff engineer' });
     assert.match(textOf(await ok('profile_get')), /Staff engineer/);
     assert.match(textOf(await ok('stats')), /memories: 0/);
     assert.match(textOf(await ok('verify')), /^Valid/);
     const exported = JSON.parse(textOf(await ok('export'))) as { entities: { skills: unknown[] } };
     assert.equal(exported.entities.skills.length, 1);
+  });
+
+  it('by default holds writes for review, says so, and records the client that made them', async () => {
+    const { client: queued } = await connect([MCP, '--dir', dir, '--agent', 'a', '--user', 'u']);
+    try {
+      const saved = (await queued.callTool({
+        name: 'memory_save',
+        arguments: { content: 'The cache TTL is 5 minutes' },
+      })) as CallToolResult;
+      assert.ok(!saved.isError, textOf(saved));
+      assert.match(textOf(saved), /waiting for a person's review.*Do not write it again/s);
+      const id = (saved.structuredContent as { entity: { id: string } }).entity.id;
+      const found = (await queued.callTool({
+        name: 'memory_search',
+        arguments: { query: 'cache TTL' },
+      })) as CallToolResult;
+      assert.doesNotMatch(textOf(found), new RegExp(id));
+      const pending = (await queued.callTool({ name: 'review_list', arguments: {} })) as CallToolResult;
+      assert.match(textOf(pending), new RegExp(`${id} \\(memory\\) by workspace-memory-test 1\\.0\\.0`));
+      // No tool approves: that is for people.
+      const { tools } = await queued.listTools();
+      assert.ok(!tools.some((tool) => /approve|reject/.test(tool.name)));
+      const history = JSON.parse(cli(['history', id, '--dir', dir, '--json']).stdout) as { commit: { by: unknown } }[];
+      assert.deepEqual(history[0]!.commit.by, {
+        kind: 'mcp',
+        name: 'workspace-memory-test',
+        version: '1.0.0',
+        tool: 'memory_save',
+      });
+    } finally {
+      await queued.close();
+    }
+    const badMode = spawnSync(process.execPath, [MCP, '--dir', dir, '--review', 'sometimes'], { encoding: 'utf8' });
+    assert.notEqual(badMode.status, 0);
+    assert.match(badMode.stderr, /must be "queue" or "immediate"/);
   });
 
   it('answers bad calls with a tool error and keeps serving', async () => {
@@ -212,7 +248,7 @@ describe('mcp entry points', function () {
   });
 
   it('`workspace-memory mcp` serves the same tools', async () => {
-    const { client } = await connect([CLI, 'mcp', '--dir', dir, '--agent', 'a']);
+    const { client } = await connect([CLI, 'mcp', '--dir', dir, '--agent', 'a', '--review', 'immediate']);
     try {
       const { tools } = await client.listTools();
       assert.equal(tools.length, operationsFor('mcp').length);

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 
 import { MemoryError } from '../errors';
+import type { CommitInfo } from '../types';
 import { assertJsonInput } from '../validation';
 import { DOCS_OPERATIONS } from './docs-ops';
 import { MEMORY_OPERATIONS } from './memory-ops';
 import { PROFILE_OPERATIONS } from './profile-ops';
+import { REVIEW_OPERATIONS } from './review-ops';
 import { SKILL_OPERATIONS } from './skill-ops';
 import { STORE_OPERATIONS } from './store-ops';
 import type { Operation, OperationContext, OperationResult, OperationSurface } from './types';
@@ -20,6 +22,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...DOCS_OPERATIONS,
   ...PROFILE_OPERATIONS,
   ...STORE_OPERATIONS,
+  ...REVIEW_OPERATIONS,
 ];
 
 export function findOperation(name: string): Operation | undefined {
@@ -100,5 +103,31 @@ export async function runOperation(
     const known = (surface ? operationsFor(surface) : OPERATIONS).map((op) => op.name).join(', ');
     throw new MemoryError('NOT_FOUND', `Unknown operation "${name}"; the operations are: ${known}.`);
   }
-  return operation.run(context, parseArguments(operation, rawArgs));
+  return withTrustNotes(await operation.run(context, parseArguments(operation, rawArgs)));
+}
+
+/**
+ * A write held for review, or one that retired what it corrects, says so in
+ * words every surface passes on: an agent told its save is waiting does not
+ * save it again, and one told a memory was superseded can say which.
+ */
+function withTrustNotes(result: OperationResult): OperationResult {
+  const commit = result.data.commit as CommitInfo | undefined;
+  if (!commit || typeof commit !== 'object') return result;
+  if (commit.review === 'pending') {
+    const what = commit.proposes
+      ? `The ${commit.proposes.action} of ${commit.proposes.target} is proposed as ${commit.entityId} and waits for a person's review; ${commit.proposes.target} is unchanged until it is approved.`
+      : `Saved as ${commit.entityId}, waiting for a person's review: it is not searchable or recalled until approved.`;
+    return {
+      text: `${what} Do not write it again; review_list shows what is waiting.`,
+      data: { ...result.data, review: 'pending' },
+    };
+  }
+  if (commit.supersedes) {
+    return {
+      text: `${result.text}\nIt supersedes ${commit.supersedes}, which is now left out of search and recall (a person can reinstate it).`,
+      data: result.data,
+    };
+  }
+  return result;
 }

@@ -7,6 +7,7 @@ import type { EntityStore, VersionBody } from '../store/entity-store';
 import { REF_STATE } from '../store/entity-store';
 import { decodeBody } from '../store/object-body';
 import { num, text } from '../store/rows';
+import { oneLine } from '../text';
 import type { CommitInfo, EntityType } from '../types';
 
 /** Whose writes to undo: a writer kind, narrowed by name, conversation and time. */
@@ -160,8 +161,15 @@ export class Reverter {
       if (!ref) continue;
       const before = this.versionBefore(entry.firstSeq, entry.id);
       const current = this.store.getAny(entry.id);
-      const preview = firstWords(current?.entity.content);
-      const laterByOthers = ref.headSeq !== entry.lastSeq;
+      const content = current?.entity.content;
+      const preview = typeof content === 'string' ? oneLine(content) : '';
+      // An approval of the writer's own write is not someone else's change.
+      const laterByOthers =
+        this.store.db.get(
+          "SELECT 1 AS later FROM commits WHERE entity_id = ? AND seq > ? AND op <> 'approve' LIMIT 1",
+          entry.id,
+          entry.lastSeq,
+        ) !== undefined;
       const base = { id: entry.id, type: ref.type, commits: entry.commits, laterByOthers, preview };
       if (before === undefined) {
         // The writer created it (or wrote it back after a delete): it goes.
@@ -188,11 +196,6 @@ export class Reverter {
   }
 }
 
-function firstWords(content: unknown): string {
-  if (typeof content !== 'string') return '';
-  const flat = content.replace(/\s+/g, ' ').trim();
-  return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat;
-}
 
 export function describeFilter(filter: RevertFilter): string {
   const parts = [`by ${filter.by}`];

@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 
 import { MemoryError } from '../../core/errors';
 import type { Memory } from '../../core/memory';
+import type { Provenance } from '../../core/provenance';
 import type { WorkerMethods } from './methods';
 import {
   type ChangeOrigin,
@@ -138,8 +139,17 @@ export class StoreClient {
   }
 
   /** Calls `method` ("memories.save", "stats", "worker.searchAll"…) in the worker. */
-  call<T>(method: string, args: unknown[]): Promise<T> {
-    return this.send(method, args, false) as Promise<T>;
+  call<T>(method: string, args: unknown[], as?: Provenance): Promise<T> {
+    return this.send(method, args, false, {}, as) as Promise<T>;
+  }
+
+  /**
+   * The store as seen by one writer: every commit made through the returned
+   * proxy records `provenance` (Copilot through a tool, with its model and
+   * chat). The client's own `memory` writes as the person using VS Code.
+   */
+  as(provenance: Provenance): RemoteMemory {
+    return this.proxy(provenance);
   }
 
   /**
@@ -176,7 +186,13 @@ export class StoreClient {
     await this.worker.terminate();
   }
 
-  private send(method: string, args: unknown[], task: boolean, options: TaskOptions<unknown> = {}): Promise<unknown> {
+  private send(
+    method: string,
+    args: unknown[],
+    task: boolean,
+    options: TaskOptions<unknown> = {},
+    as?: Provenance,
+  ): Promise<unknown> {
     if (this.closed) {
       return Promise.reject(this.exitError ?? new MemoryError('STORE_CLOSED', 'The store is closed.'));
     }
@@ -195,7 +211,7 @@ export class StoreClient {
       this.pending.set(id, { resolve: settle(resolve), reject: settle(reject), onProgress: options.onProgress });
       try {
         // Arguments are cloned; a function or a class instance among them is a caller's bug.
-        this.worker.postMessage({ kind: 'call', id, method, args, task } satisfies Request);
+        this.worker.postMessage({ kind: 'call', id, method, args, task, as } satisfies Request);
       } catch (error) {
         this.pending.get(id)?.reject(error as Error);
       }
@@ -243,7 +259,7 @@ export class StoreClient {
     for (const pending of [...this.pending.values()]) pending.reject(error);
   }
 
-  private proxy(): RemoteMemory {
+  private proxy(as?: Provenance): RemoteMemory {
     const namespace = (name: string) =>
       new Proxy(
         {},
@@ -251,7 +267,7 @@ export class StoreClient {
           get:
             (_target, method) =>
             (...args: unknown[]) =>
-              this.call(`${name}.${String(method)}`, args),
+              this.call(`${name}.${String(method)}`, args, as),
         },
       );
     return new Proxy({} as RemoteMemory, {
@@ -259,7 +275,7 @@ export class StoreClient {
         const name = String(key);
         // `then` must stay undefined, or awaiting the proxy would call it.
         if (name === 'then') return undefined;
-        return isNamespace(name) ? namespace(name) : (...args: unknown[]) => this.call(name, args);
+        return isNamespace(name) ? namespace(name) : (...args: unknown[]) => this.call(name, args, as);
       },
     });
   }

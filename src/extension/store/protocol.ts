@@ -5,11 +5,12 @@
  */
 import type { MemoryErrorCode } from '../../core/errors';
 import type { MemoryOptions } from '../../core/memory';
+import type { Provenance } from '../../core/provenance';
 
 /** What the worker needs to open the store; sent as `workerData`. */
 export interface WorkerInit {
   dir: string;
-  options: Pick<MemoryOptions, 'author' | 'synonyms' | 'scoring' | 'dedupThreshold'>;
+  options: Pick<MemoryOptions, 'author' | 'writer' | 'review' | 'synonyms' | 'scoring' | 'dedupThreshold'>;
   /** How often to look for commits by other processes (the CLI, the MCP server). */
   pollMs: number;
   /** Where V8 may cache the compiled store code between starts (see worker.ts). */
@@ -20,7 +21,7 @@ export interface WorkerInit {
  * What the worker serves, written once: the client's types, its proxy and the
  * worker's allow-list are all derived from these two lists.
  */
-export const NAMESPACES = ['memories', 'skills', 'knowledge', 'sessions', 'profiles', 'rag', 'worker'] as const;
+export const NAMESPACES = ['memories', 'skills', 'knowledge', 'sessions', 'profiles', 'rag', 'review', 'worker'] as const;
 export const FACADE_METHODS = [
   'get',
   'history',
@@ -33,6 +34,7 @@ export const FACADE_METHODS = [
   'stats',
   'cleanup',
   'dataVersion',
+  'revert',
 ] as const;
 export type Namespace = (typeof NAMESPACES)[number];
 export type FacadeMethod = (typeof FACADE_METHODS)[number];
@@ -50,7 +52,8 @@ export function isFacadeMethod(name: string): name is FacadeMethod {
 }
 
 export type Request =
-  | { kind: 'call'; id: number; method: string; args: unknown[]; task?: boolean }
+  /** `as`: who the call writes as (see StoreClient.as); the worker's default writer otherwise. */
+  | { kind: 'call'; id: number; method: string; args: unknown[]; task?: boolean; as?: Provenance }
   | { kind: 'cancel'; id: number }
   | { kind: 'close' };
 

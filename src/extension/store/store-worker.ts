@@ -7,6 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 
 import { isMemoryError } from '../../core/errors';
 import { Memory } from '../../core/memory';
+import { withProvenance } from '../../core/provenance';
 import { ChangeBatcher, throttle } from './batching';
 import { type WorkerMethods, workerMethods } from './methods';
 import {
@@ -73,6 +74,7 @@ async function main(booted: number, compileCache: string): Promise<void> {
   memory.on('entity:save', ({ entity }) => changes.add(entity.id));
   memory.on('entity:update', ({ entity }) => changes.add(entity.id));
   memory.on('entity:delete', ({ entityId }) => changes.add(entityId));
+  memory.on('entity:state', ({ entityId }) => changes.add(entityId));
   memory.on('store:replaced', () => changes.everything(true));
   const poll = setInterval(() => {
     if (memory.closed) return;
@@ -107,7 +109,7 @@ async function main(booted: number, compileCache: string): Promise<void> {
           onProgress: throttle((value: unknown) => post({ kind: 'progress', id: request.id, value })),
         };
       }
-      const value = await fn(...args);
+      const value = await (request.as ? withProvenance(request.as, () => fn(...args)) : fn(...args));
       post({ kind: 'result', id: request.id, value });
     } catch (error) {
       post({ kind: 'error', id: request.id, error: serialize(error) });

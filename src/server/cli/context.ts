@@ -87,6 +87,7 @@ export async function withMemory<T>(
   }
   const memory = await Memory.open({
     dir: options.dir,
+    writer: { kind: 'cli' },
     // Only `init` may turn an empty store file into a new store; any other command says it is empty.
     init: create,
     embedder: embedderFromEnvironment(),

@@ -10,6 +10,7 @@ import { commanderOutput, guardOutput, printError } from './output';
 import { registerRagCommands } from './rag-commands';
 import { registerSearchCommands } from './search-commands';
 import { registerStoreCommands } from './store-commands';
+import { registerTrustCommands } from './trust-commands';
 
 declare const PACKAGE_VERSION: string;
 
@@ -31,6 +32,7 @@ export async function main(argv: string[]): Promise<number> {
   registerSearchCommands(program);
   registerRagCommands(program);
   registerAiCommands(program);
+  registerTrustCommands(program);
   registerCallCommand(program);
   registerMcpCommand(program, PACKAGE_VERSION);
   program.commands.forEach(function exitOverride(command: Command) {

@@ -1,3 +1,4 @@
+import { describeProvenance } from '../../core/provenance';
 import { oneLine } from '../../core/text';
 import type { CommitInfo, Entity, HistoryEntry } from '../../core/types';
 import { escapeForTerminal } from './terminal-text';
@@ -98,11 +99,26 @@ export function entityDetail(entity: Entity): string {
 }
 
 export function commitLine(commit: CommitInfo): string {
-  return `${commit.hash.slice(0, 12)}  ${commit.time}  ${commit.op.padEnd(6)}  ${inline(commit.author)}  ${inline(commit.message)}`;
+  return `${commit.hash.slice(0, 12)}  ${commit.time}  ${commit.op.padEnd(9)}  ${inline(commit.message)}`;
+}
+
+/** Who made a commit and what it links to, in words: "by Copilot · gpt-4.1 · memory_save · waiting for review". */
+export function commitProvenance(commit: CommitInfo): string {
+  const notes = [describeProvenance(commit.by, commit.author)];
+  if (commit.review === 'pending') notes.push('waiting for review');
+  if (commit.review === 'rejected') notes.push('rejected in review');
+  if (commit.proposes) notes.push(`proposes to ${commit.proposes.action} ${commit.proposes.target}`);
+  if (commit.supersedes) notes.push(`corrects ${commit.supersedes}`);
+  if (commit.supersededBy) notes.push(`superseded by ${commit.supersededBy}`);
+  return inline(notes.join(' · '));
 }
 
 export function historyLines(entries: HistoryEntry[]): string {
   return entries
-    .map((entry) => `${commitLine(entry.commit)}${entry.entity ? `\n    ${oneLine(entry.entity.content, 76)}` : ''}`)
+    .map(
+      (entry) =>
+        `${commitLine(entry.commit)}\n    ${commitProvenance(entry.commit)}` +
+        `${entry.entity ? `\n    ${oneLine(entry.entity.content, 76)}` : ''}`,
+    )
     .join('\n');
 }

@@ -2,7 +2,7 @@ import * as readline from 'node:readline/promises';
 
 import type { RestoreChange, RestorePreview } from '../../core/snapshots';
 import type { EntityType } from '../../core/types';
-import { counted } from './output';
+import { counted, printError } from './output';
 
 /** Plurals of the entity types, for "2 memories, 1 knowledge". */
 const PLURAL: Record<EntityType, string> = {
@@ -67,4 +67,33 @@ export async function confirm(question: string, prompt: Prompt): Promise<boolean
   } finally {
     rl.close();
   }
+}
+
+/** What a confirmation asks and says: the question, what the change does, how to skip asking, the answer to a no. */
+export interface Consent {
+  question: string;
+  what: string;
+  flag: string;
+  declined: string;
+}
+
+/**
+ * Whether to go on with a change that cannot be taken back in one step:
+ * --yes, or "y" at the question on a terminal. The question and what it is
+ * about go to standard error: they are not the command's output. With nobody
+ * to ask, a script must say --yes; like a missing option, that is bad usage
+ * (exit 2).
+ */
+export async function consented(yes: boolean, summary: string, consent: Consent): Promise<boolean> {
+  if (yes) return true;
+  printError(summary);
+  if (!process.stdin.isTTY || !process.stderr.isTTY) {
+    printError(`workspace-memory: ${consent.what} and there is no terminal to ask on; nothing was changed. ${consent.flag}`);
+    process.exitCode = 2;
+    return false;
+  }
+  if (await confirm(consent.question, { input: process.stdin, output: process.stderr })) return true;
+  printError(consent.declined);
+  process.exitCode = 1;
+  return false;
 }

@@ -7,8 +7,8 @@ import { assertOutsideStore } from '../../core/paths';
 import { restoreUnopenableStore, type SnapshotInfo } from '../../core/snapshots';
 import { type GlobalOptions, parseInteger, parseNumber, readStdin, withMemory, withStoreOptions } from './context';
 import { readTextFile, writeTextFile } from './files';
-import { counted, inline, noun, print, printError, printJson } from './output';
-import { confirm, describeRestore } from './restore-confirm';
+import { counted, inline, noun, print, printJson } from './output';
+import { consented, describeRestore } from './restore-confirm';
 
 function snapshotLine(info: SnapshotInfo): string {
   // Labels are checked when made, but a store from an older version may hold any: one line, escaped.
@@ -16,28 +16,12 @@ function snapshotLine(info: SnapshotInfo): string {
   return `${info.id}  ${info.createdAt}  ${entities}  ${inline(info.label)}`.trimEnd();
 }
 
-/**
- * Whether to go on with a restore: --yes, or "y" at the question on a
- * terminal. The question and what it is about go to standard error: they are
- * not the command's output. With nobody to ask, a script must say --yes; like
- * a missing option, that is bad usage (exit 2).
- */
-async function consented(yes: boolean, summary: string): Promise<boolean> {
-  if (yes) return true;
-  printError(summary);
-  if (!process.stdin.isTTY || !process.stderr.isTTY) {
-    printError(
-      'workspace-memory: snapshot restore replaces the whole store and there is no terminal to ask on; ' +
-        'nothing was changed. Give --yes to restore.',
-    );
-    process.exitCode = 2;
-    return false;
-  }
-  if (await confirm('Restore this snapshot?', { input: process.stdin, output: process.stderr })) return true;
-  printError('not restored; nothing was changed');
-  process.exitCode = 1;
-  return false;
-}
+const RESTORE = {
+  question: 'Restore this snapshot?',
+  what: 'snapshot restore replaces the whole store',
+  flag: 'Give --yes to restore.',
+  declined: 'not restored; nothing was changed',
+};
 
 export function registerStoreCommands(program: Command): void {
   withStoreOptions(program.command('init'))
@@ -76,7 +60,7 @@ export function registerStoreCommands(program: Command): void {
           opened = true;
           const preview = await memory.restorePreview(id);
           const summary = describeRestore(preview);
-          if (!(await consented(options.yes, `Restoring ${snapshotLine(preview.snapshot)} would:\n${summary}`))) return;
+          if (!(await consented(options.yes, `Restoring ${snapshotLine(preview.snapshot)} would:\n${summary}`, RESTORE))) return;
           const info = await memory.restore(id);
           const { restored, removed, changed, unchanged } = preview;
           if (options.json) printJson({ ...info, changes: { restored, removed, changed, unchanged } });
@@ -88,7 +72,7 @@ export function registerStoreCommands(program: Command): void {
         const question =
           `The store cannot be opened: ${error.message}\n` +
           `Restoring snapshot ${id} rebuilds it from the snapshot; what the damaged file held since is lost.`;
-        if (!(await consented(options.yes, question))) return;
+        if (!(await consented(options.yes, question, RESTORE))) return;
         const info = await restoreUnopenableStore(options.dir, id);
         if (options.json) printJson({ ...info, rebuilt: true });
         else print(`restored ${snapshotLine(info)} (the damaged store file was rebuilt)`);

@@ -2,21 +2,29 @@ import { parseArgs } from 'node:util';
 
 import { isMemoryError } from '../../core/errors';
 import { defaultDir, scopeFromEnvironment } from '../cli/context';
-import { logToStderr, SCOPED_ONLY_HELP, serveStdio } from './stdio';
+import { logToStderr, REVIEW_HELP, SCOPED_ONLY_HELP, serveStdio } from './stdio';
 
 declare const PACKAGE_VERSION: string;
 
-const USAGE = `Usage: node dist/mcp.js [--dir <store>] [--agent <id>] [--user <id>] [--scoped-only]
+const USAGE = `Usage: node dist/mcp.js [--dir <store>] [--agent <id>] [--user <id>] [--scoped-only] [--review <mode>]
 
 Serves a Workspace Memory store over MCP on standard input and output.
   --dir    the store folder (default: $WORKSPACE_MEMORY_DIR or ./.workspace-memory)
   --agent  the agent whose memory the tools use (default: $WORKSPACE_MEMORY_AGENT or "default")
   --user   the user, for user memories and the profile (default: $WORKSPACE_MEMORY_USER)
-  --scoped-only  ${SCOPED_ONLY_HELP}`;
+  --scoped-only  ${SCOPED_ONLY_HELP}
+  --review ${REVIEW_HELP}`;
 
 /** `dist/mcp.js`: the MCP server as its own small entry point, for clients that start it with `node`. */
 async function main(argv: string[]): Promise<number> {
-  let values: { dir?: string; agent?: string; user?: string; 'scoped-only'?: boolean; help?: boolean };
+  let values: {
+    dir?: string;
+    agent?: string;
+    user?: string;
+    'scoped-only'?: boolean;
+    review?: string;
+    help?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -25,6 +33,7 @@ async function main(argv: string[]): Promise<number> {
         agent: { type: 'string' },
         user: { type: 'string' },
         'scoped-only': { type: 'boolean' },
+        review: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -42,6 +51,7 @@ async function main(argv: string[]): Promise<number> {
     scope: { agentId: values.agent ?? environment.agentId, userId: values.user ?? environment.userId },
     version: PACKAGE_VERSION,
     scopedOnly: values['scoped-only'] ?? false,
+    review: values.review ?? process.env.WORKSPACE_MEMORY_REVIEW,
   });
   return 0;
 }

@@ -15,6 +15,7 @@ import {
   runOperation,
 } from '../../core/operations';
 import type { Operation, OperationSurface } from '../../core/operations/types';
+import { withProvenance } from '../../core/provenance';
 import { toolError } from './tool-arguments';
 
 export interface McpServerInfo {
@@ -75,7 +76,12 @@ export function createMcpServer(store: OperationStore, scope: OperationScope, in
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     try {
-      const result = await runOperation({ store, scope }, request.params.name, request.params.arguments, surface);
+      // Every write records the client that made it, by the name and version it gave when it connected.
+      const client = server.getClientVersion();
+      const writer = { kind: 'mcp', name: client?.name, version: client?.version, tool: request.params.name } as const;
+      const result = await withProvenance(writer, () =>
+        runOperation({ store, scope }, request.params.name, request.params.arguments, surface),
+      );
       return { content: [{ type: 'text', text: result.text }], structuredContent: result.data };
     } catch (error) {
       return toolError(error);

@@ -1,4 +1,5 @@
 import { Memory } from '../../core/memory';
+import type { ReviewMode } from '../../core/trust/review-policy';
 import type { OperationScope } from '../../core/operations';
 import { assertId, assertOptionalId } from '../../core/validation';
 import { embedderFromEnvironment } from '../cli/context';
@@ -12,14 +13,19 @@ export interface StdioServeOptions {
   version: string;
   /** Serve only the agent-scoped tools (see McpServerInfo.surface). */
   scopedOnly?: boolean;
+  /** `queue` or `immediate` for this client's writes; default: they wait for a person's review. */
+  review?: string;
 }
+
+export const REVIEW_HELP =
+  'queue (default: writes wait for a person to approve them) or immediate (env WORKSPACE_MEMORY_REVIEW)';
 
 /**
  * What --scoped-only leaves out, for both entry points' help: it serves the
  * chat tools' set ('tool' surface), which has docs_search but not rag_query.
  */
 export const SCOPED_ONLY_HELP =
-  "serve only the agent's own chat tools (no store-wide stats, verify, export, and no rag_query: use docs_search)";
+  "serve only the agent's own chat tools (no store-wide stats, verify, export, no review_list, and no rag_query: use docs_search)";
 
 const MAX_LOG_CHARS = 1000;
 
@@ -48,6 +54,9 @@ export async function serveStdio(options: StdioServeOptions): Promise<void> {
   assertOptionalId(options.scope.userId, 'user id');
   const memory = await Memory.open({
     dir: options.dir,
+    writer: { kind: 'mcp' },
+    // The client's writes only: people approving in the same store write through their own shells.
+    ...(options.review === undefined ? {} : { review: { mcp: options.review as ReviewMode } }),
     embedder: embedderFromEnvironment(),
     onWarning: (message) => logToStderr(`warning: ${message}`),
   });
