@@ -1,6 +1,6 @@
 import { Memory } from '../../core/memory';
-import type { ReviewMode } from '../../core/trust/review-policy';
 import type { OperationScope } from '../../core/operations';
+import type { ReviewMode } from '../../core/trust/review-policy';
 import { assertId, assertOptionalId } from '../../core/validation';
 import { embedderFromEnvironment } from '../cli/context';
 import { createMcpServer } from './server';
