@@ -33,11 +33,12 @@ import { DEFAULT_SCORING, type ScoringOptions } from './search/scoring';
 import { Searcher } from './search/searcher';
 import { QueryExpander, type SynonymMap } from './search/synonyms';
 import { VectorIndex } from './search/vectors';
+import { checkSecretPolicy, type SecretPolicy } from './secrets/guard';
 import { type RestorePreview, type SnapshotInfo, Snapshots } from './snapshots';
 import { Database } from './store/database';
 import { EntityStore } from './store/entity-store';
 import { prepareStoreFolder, STORE_FILE } from './store/store-file';
-import { Reverter,type RevertFilter, type RevertReport } from './trust/revert';
+import { Reverter, type RevertFilter, type RevertReport } from './trust/revert';
 import { Review } from './trust/review';
 import { isQueued, resolveReviewPolicy, type ReviewMode, type ReviewPolicy } from './trust/review-policy';
 import type { Entity, EntityType, HistoryEntry } from './types';
@@ -66,6 +67,12 @@ export interface MemoryOptions {
    * per writer kind. Default: MCP clients, mining and consolidation wait.
    */
   review?: ReviewPolicy;
+  /**
+   * What happens to a secret (an API key, a password, a private key) in any
+   * write: `redact` (default) stores `[redacted: <kind>]` in its place,
+   * `block` refuses the write with SECRET_DETECTED, `allow` keeps it.
+   */
+  secrets?: SecretPolicy;
   /** See DatabaseOptions.synchronous: `normal` (default) or `full` for power-loss durability. */
   synchronous?: 'full' | 'normal';
   busyTimeoutMs?: number;
@@ -194,6 +201,11 @@ export class Memory {
       throw new MemoryError('INVALID_INPUT', 'Memory.open needs a `dir` (the folder of the store).');
     }
     const dir = path.resolve(options.dir);
+    // Options are checked before anything is opened or created.
+    const author = options.author ?? defaultAuthor();
+    const writer = normalizeProvenance(options.writer ?? { kind: 'user', name: author });
+    const reviewModes = resolveReviewPolicy(options.review);
+    checkSecretPolicy(options.secrets ?? 'redact');
     prepareStoreFolder(dir);
     // The database, its WAL and the snapshots may not be links leading out of the store's folder.
     assertStoreConfined(dir, STORE_FILE);
@@ -204,9 +216,7 @@ export class Memory {
     });
     const now = options.now ?? (() => new Date());
     const index = new FtsIndex(db);
-    const author = options.author ?? defaultAuthor();
-    const writer = normalizeProvenance(options.writer ?? { kind: 'user', name: author });
-    const store = new EntityStore(db, now, author, index, writer);
+    const store = new EntityStore(db, now, author, index, writer, options.secrets);
     const scoring: ScoringOptions = {
       ...DEFAULT_SCORING,
       ...options.scoring,
@@ -219,13 +229,6 @@ export class Memory {
     if (!(dedupThreshold > 0 && dedupThreshold <= 1)) {
       db.close();
       throw new MemoryError('INVALID_INPUT', `dedupThreshold must be above 0 and at most 1 (got ${dedupThreshold}).`);
-    }
-    let reviewModes: Record<WriterKind, ReviewMode>;
-    try {
-      reviewModes = resolveReviewPolicy(options.review);
-    } catch (error) {
-      db.close();
-      throw error;
     }
     return new Memory(dir, db, store, searcher, dedupThreshold, reviewModes, writer, options);
   }

@@ -87,8 +87,17 @@ describe('cli: mine and consolidate', () => {
     assert.equal(await withStore(async (memory) => memory.memories.count('a', 'u')), 0);
 
     replies = [MINED];
-    const report = JSON.parse(await run(['mine', id, '--dir', dir, '--json'])) as { created: { id: string }[] };
+    const report = JSON.parse(await run(['mine', id, '--dir', dir, '--json'])) as {
+      created: { id: string }[];
+      pendingReview: number;
+    };
     assert.equal(report.created.length, 1);
+    // Mined memories wait for a person's review by default: not served until approved.
+    assert.equal(report.pendingReview, 1);
+    assert.equal(await withStore((memory) => memory.get(report.created[0]!.id)), null);
+    const [pending] = await withStore((memory) => memory.review.list());
+    assert.equal(pending!.commit.by.kind, 'mining');
+    await withStore((memory) => memory.review.approveAll());
     assert.equal(
       (await withStore((memory) => memory.get(report.created[0]!.id)))?.content,
       'CI runs on GitHub Actions.',
@@ -103,7 +112,10 @@ describe('cli: mine and consolidate', () => {
     replies = [json({ merge: [{ ids, content: 'CI runs on GitHub Actions.', reason: 'same fact' }], outdated: [] })];
     const text = await run(['consolidate', '--dir', dir, '--agent', 'a', '--user', 'u', '--type', 'memory']);
     assert.match(text, /memory: 2 reviewed in 1 request\n/);
-    assert.match(text, /1 merged, 1 deleted, 0 not applied/);
+    assert.match(text, /1 merged, 1 deleted, 0 not applied\n {2}2 writes wait for review: `workspace-memory review list`/);
+    // Proposed, not done, until a person approves: then the merge and the delete are applied.
+    assert.equal(await withStore(async (memory) => memory.memories.count('a', 'u')), 2);
+    await withStore((memory) => memory.review.approveAll());
     assert.equal(await withStore(async (memory) => memory.memories.count('a', 'u')), 1);
   });
 

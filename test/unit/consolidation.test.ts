@@ -17,7 +17,8 @@ describe('consolidation', () => {
   let cleanup: () => Promise<void>;
   let m: MemoryEntity[];
   beforeEach(async () => {
-    ({ memory, cleanup } = await openTemp());
+    // Writes land at once here; that they wait for review by default is tested with the CLI (ai-cli.test.ts).
+    ({ memory, cleanup } = await openTemp({ review: 'immediate' }));
     m = [];
     for (const [content, tags] of [
       ['We deploy with docker compose.', ['deploy']],

@@ -23,7 +23,8 @@ const ANSWER = json({
 describe('mining', () => {
   let memory: Memory;
   let cleanup: () => Promise<void>;
-  beforeEach(async () => ({ memory, cleanup } = await openTemp()));
+  // Mining's writes land at once here; that they wait for review by default is tested with the CLI (ai-cli.test.ts).
+  beforeEach(async () => ({ memory, cleanup } = await openTemp({ review: 'immediate' })));
   afterEach(async () => cleanup());
 
   const session = async (userId: string | undefined, messages = 2) => {

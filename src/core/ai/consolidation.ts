@@ -124,6 +124,8 @@ export interface ConsolidationReport {
   deleted: { id: string; reason: string }[];
   /** Planned actions that could not be carried out, with the reason. */
   notApplied: { action: 'merge' | 'outdated'; ids: string[]; reason: string }[];
+  /** How many of the writes wait for a person's review (consolidation's do by default): counted in `merged`/`deleted` all the same. */
+  pendingReview: number;
 }
 
 const DEFAULT_MAX_REQUEST_CHARS = 16_000;
@@ -136,7 +138,7 @@ export async function consolidate(
   options: ConsolidationOptions,
 ): Promise<ConsolidationReport> {
   const plan = await planConsolidation(store, ai, options);
-  if (options.dryRun) return { dryRun: true, plan, merged: [], deleted: [], notApplied: [] };
+  if (options.dryRun) return { dryRun: true, plan, merged: [], deleted: [], notApplied: [], pendingReview: 0 };
   if (options.signal?.aborted) {
     throw new MemoryError('CANCELLED', 'Consolidation was cancelled before anything was written.');
   }
@@ -226,7 +228,7 @@ export async function applyConsolidationPlan(
 
 async function writePlan(store: ConsolidationStore, plan: ConsolidationPlan): Promise<ConsolidationReport> {
   const collection = collectionFor(store, plan.target);
-  const report: ConsolidationReport = { dryRun: false, plan, merged: [], deleted: [], notApplied: [] };
+  const report: ConsolidationReport = { dryRun: false, plan, merged: [], deleted: [], notApplied: [], pendingReview: 0 };
   const toDelete: { id: string; reason: string; action: 'merge' | 'outdated' }[] = [];
 
   for (const merge of plan.merges) {
@@ -238,6 +240,7 @@ async function writePlan(store: ConsolidationStore, plan: ConsolidationPlan): Pr
     const [keep, ...rest] = merge.ids as [string, ...string[]];
     try {
       const [, commit] = await collection.update(keep, merge);
+      if (commit.review === 'pending') report.pendingReview++;
       report.merged.push({ id: keep, removedIds: rest, commit: commit.hash, previousCommit: commit.parent });
       toDelete.push(...rest.map((id) => ({ id, reason: `merged into ${keep}`, action: 'merge' as const })));
     } catch (error) {
@@ -255,6 +258,7 @@ async function writePlan(store: ConsolidationStore, plan: ConsolidationPlan): Pr
   try {
     const commits = await collection.deleteMany(toDelete.map((item) => item.id));
     toDelete.forEach((item, index) => {
+      if (commits[index]?.review === 'pending') report.pendingReview++;
       if (commits[index]) report.deleted.push({ id: item.id, reason: item.reason });
       else report.notApplied.push({ action: item.action, ids: [item.id], reason: 'a middleware kept it' });
     });

@@ -123,6 +123,8 @@ export interface MiningReport {
   skipped: MiningSkip[];
   /** False on a dry run, or when a write failed (so the session can be mined again). */
   markedMined: boolean;
+  /** How many of the writes wait for a person's review (mining's writes do by default): listed in `created`/`updated` all the same. */
+  pendingReview: number;
 }
 
 const DEFAULT_MAX_REQUEST_CHARS = 16_000;
@@ -143,7 +145,16 @@ export async function mineSession(
 ): Promise<MiningReport> {
   const plan = await planMining(store, ai, sessionId, options);
   if (options.dryRun) {
-    return { sessionId, dryRun: true, plan, created: [], updated: [], skipped: plan.skipped, markedMined: false };
+    return {
+      sessionId,
+      dryRun: true,
+      plan,
+      created: [],
+      updated: [],
+      skipped: plan.skipped,
+      markedMined: false,
+      pendingReview: 0,
+    };
   }
   if (options.signal?.aborted) throw new MemoryError('CANCELLED', 'Mining was cancelled before anything was written.');
   return applyMiningPlan(store, plan);
@@ -255,6 +266,7 @@ async function writePlan(store: MiningStore, plan: MiningPlan): Promise<MiningRe
     updated: [],
     skipped: [...plan.skipped],
     markedMined: false,
+    pendingReview: 0,
   };
   // A plan for an already-mined session holds nothing to write, and the session stays as it is.
   if (plan.skipped.some((skip) => skip.kind === 'session')) return report;
@@ -314,6 +326,7 @@ function record(
   existed: boolean,
 ): void {
   const mined = { type, id: entity.id, content: entity.content };
+  if (commit.review === 'pending') report.pendingReview++;
   if (existed) report.updated.push({ ...mined, commit: commit.hash, previousCommit: commit.parent });
   else report.created.push(mined);
 }

@@ -106,8 +106,9 @@ export class Collection<T extends EntityType> {
         ...DEFAULTS[this.type],
         ...input,
       } as VersionBody;
+      // Secrets are dealt with once, after middleware (which could add one) and before embedding.
       if (!this.ctx.middleware.intercepts('beforeSave')) {
-        planned.push({ id, body });
+        planned.push({ id, body: this.ctx.store.guardBody(body) });
         continue;
       }
       const draft = entityFromBody(id, body, time, time);
@@ -117,7 +118,7 @@ export class Collection<T extends EntityType> {
         planned.push(null);
         continue;
       }
-      planned.push({ id, body: transformed === draft ? body : this.revalidate(transformed) });
+      planned.push({ id, body: this.ctx.store.guardBody(transformed === draft ? body : this.revalidate(transformed)) });
     }
     const queued = this.ctx.queued();
     // Held writes get no vectors: they are not searchable until approved, when approval embeds them.
@@ -145,6 +146,7 @@ export class Collection<T extends EntityType> {
           time,
           fresh: !updates,
           links: linksFor(plan.body, queued, existing?.id),
+          guarded: true,
         });
         const vector = vectorOf.get(plan.body);
         if (vector && written.changed) this.ctx.embeddings?.store(target, plan.body, written.objectSeq, vector);
@@ -199,6 +201,8 @@ export class Collection<T extends EntityType> {
     const transformed = await this.ctx.middleware.beforeUpdate(current, changes);
     if (!transformed) throw new MemoryError('CANCELLED', `A middleware cancelled the update of ${id}.`);
     if (transformed !== changes) changes = validateInput(this.type, transformed, true);
+    // The stored version is clean, so guarding the changes guards the whole new version.
+    changes = this.ctx.store.guardBody(changes);
     const expected = { ...bodyOf(current), ...changes } as VersionBody;
     validateInput(this.type, inputOf(entityFromBody(id, expected, '', '')));
     if (this.ctx.queued()) return this.propose(id, changes);
@@ -215,6 +219,7 @@ export class Collection<T extends EntityType> {
         op: 'update',
         message: `update ${this.type}`,
         links: linksFor(body, false),
+        guarded: true,
       });
       const retired = result.changed ? this.retireSuperseded(body, id) : undefined;
       // The vector was made before the transaction; it fits only if nobody wrote in between.
@@ -252,6 +257,7 @@ export class Collection<T extends EntityType> {
         message: `propose update of ${id}`,
         fresh: true,
         links: { review: 'pending', proposes: { action: 'update', target: id } },
+        guarded: true,
       });
       this.ctx.store.audit('propose', this.type, [proposal], { action: 'update', target: id });
       return result;

@@ -106,6 +106,13 @@ export async function runOperation(
   return withTrustNotes(await operation.run(context, parseArguments(operation, rawArgs)));
 }
 
+/** The kinds of secret the secret guard took out of an entity's content, as its `[redacted: <kind>]` marks say. */
+function redactedKinds(entity: unknown): string[] {
+  const content = (entity as { content?: unknown } | undefined)?.content;
+  if (typeof content !== 'string' || !content.includes('[redacted: ')) return [];
+  return [...new Set([...content.matchAll(/\[redacted: ([a-z0-9-]+)\]/g)].map((match) => match[1]!))];
+}
+
 /**
  * A write held for review, or one that retired what it corrects, says so in
  * words every surface passes on: an agent told its save is waiting does not
@@ -114,6 +121,13 @@ export async function runOperation(
 function withTrustNotes(result: OperationResult): OperationResult {
   const commit = result.data.commit as CommitInfo | undefined;
   if (!commit || typeof commit !== 'object') return result;
+  const redacted = redactedKinds(result.data.entity);
+  if (redacted.length > 0) {
+    result = {
+      ...result,
+      text: `${result.text}\nA secret in it was redacted before it was stored: ${redacted.join(', ')}. Keep credentials out of memory.`,
+    };
+  }
   if (commit.review === 'pending') {
     const what = commit.proposes
       ? `The ${commit.proposes.action} of ${commit.proposes.target} is proposed as ${commit.entityId} and waits for a person's review; ${commit.proposes.target} is unchanged until it is approved.`

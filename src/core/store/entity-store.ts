@@ -3,6 +3,7 @@ import type { SQLInputValue } from 'node:sqlite';
 import { MemoryError } from '../errors';
 import { currentProvenance, legacyProvenance, type Provenance } from '../provenance';
 import type { EntityIndexer } from '../search/fts-index';
+import { guardFields, type SecretPolicy } from '../secrets/guard';
 import type { CommitInfo, CommitMeta, CommitOp, Entity, EntityType, HistoryEntry } from '../types';
 import { assertNotDamaged } from './damage-marker';
 import type { Database, Row } from './database';
@@ -72,6 +73,8 @@ export interface WriteRequest {
   message: string;
   /** Review and correction links for the commit; `review: 'pending'` stores the entity as waiting for review. */
   links?: CommitLinks;
+  /** The body already went through guardBody (a collection does it before embedding): not scanned again. */
+  guarded?: boolean;
   /** Only for imports, which keep the original timestamps. */
   createdAt?: string;
   time?: string;
@@ -183,7 +186,18 @@ export class EntityStore {
     private readonly indexer: EntityIndexer,
     /** Who writes when the work running does not say (see withProvenance). */
     private readonly writer: Provenance,
+    /** What happens to a secret in a write (see secrets/guard.ts). */
+    private readonly secrets: SecretPolicy = 'redact',
   ) {}
+
+  /**
+   * A body under the secret policy: secrets redacted (or the write refused
+   * with SECRET_DETECTED), before anything is hashed, stored or embedded.
+   * Every write goes through it: in write(), unless the caller already did.
+   */
+  guardBody<B extends Record<string, unknown>>(body: B): B {
+    return guardFields(body, this.secrets).body;
+  }
 
   timestamp(): string {
     return this.now().toISOString();
@@ -261,8 +275,9 @@ export class EntityStore {
   }
 
   /** Writes a new version of an entity (creating it if needed). Must run in a transaction. */
-  write(request: WriteRequest): WriteResult {
+  write(unguarded: WriteRequest): WriteResult {
     this.assertWritable();
+    const request = unguarded.guarded ? unguarded : { ...unguarded, body: this.guardBody(unguarded.body) };
     const ref = request.fresh ? undefined : this.readRef(request.id);
     if (ref && ref.type !== request.body.type) {
       throw new MemoryError(

@@ -98,6 +98,11 @@ function parseTargets(list: string): ConsolidationTarget[] {
   return [...new Set(names)] as ConsolidationTarget[];
 }
 
+/** Mining's and consolidation's writes wait for review by default: say so, and where to go. */
+function waitingLine(count: number): string {
+  return `${counted(count, 'write')} ${count === 1 ? 'waits' : 'wait'} for review: \`workspace-memory review list\`, then \`review approve\``;
+}
+
 function miningSummary(report: MiningReport): string {
   const { plan } = report;
   const lines: string[] = [];
@@ -116,6 +121,7 @@ function miningSummary(report: MiningReport): string {
     ? `dry run, nothing written: ${counted(plan.memories.length, 'memory', 'memories')}, ${counted(plan.skills.length, 'skill')}, ${counted(plan.profileFacts.length, 'profile fact')} planned`
     : `${report.created.length} created, ${report.updated.length} updated${report.markedMined ? ', session marked mined' : ''}`;
   lines.push(`${report.sessionId}: ${counts}, ${report.skipped.length} skipped (${counted(plan.requests, 'request')})`);
+  if (report.pendingReview > 0) lines.push(waitingLine(report.pendingReview));
   return lines.join('\n');
 }
 
@@ -147,5 +153,6 @@ function consolidationSummary(report: ConsolidationReport): string {
       ? '  dry run, nothing written'
       : `  ${report.merged.length} merged, ${report.deleted.length} deleted, ${report.notApplied.length} not applied`,
   );
+  if (report.pendingReview > 0) lines.push(`  ${waitingLine(report.pendingReview)}`);
   return lines.join('\n');
 }
