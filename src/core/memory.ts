@@ -41,6 +41,7 @@ import { prepareStoreFolder, STORE_FILE } from './store/store-file';
 import { Reverter, type RevertFilter, type RevertReport } from './trust/revert';
 import { Review } from './trust/review';
 import { isQueued, resolveReviewPolicy, type ReviewMode, type ReviewPolicy } from './trust/review-policy';
+import { SecretAudit } from './trust/secret-audit';
 import type { Entity, EntityType, HistoryEntry } from './types';
 import { assertEntityType, assertId } from './validation';
 import { type VerifyReport, verifyState } from './verify';
@@ -129,6 +130,8 @@ export class Memory {
   /** Writes waiting for a person's approval: list, approve, reject. */
   readonly review: Review;
   private readonly reverter: Reverter;
+  /** Secrets already in the store: find them, redact current versions, purge older ones. */
+  readonly secretAudit: SecretAudit;
 
   private constructor(
     readonly dir: string,
@@ -164,6 +167,7 @@ export class Memory {
     };
     this.review = new Review(store, this.events);
     this.reverter = new Reverter(store, this.events);
+    this.secretAudit = new SecretAudit(store, this.events);
     this.memories = new MemoryCollection(ctx, 'memory');
     this.skills = new AgentScopedCollection(ctx, 'skill');
     this.knowledge = new AgentScopedCollection(ctx, 'knowledge');
@@ -171,29 +175,32 @@ export class Memory {
     this.profiles = new ProfileCollection(ctx, 'profile');
     this.snapshots = new Snapshots(db, store, path.join(dir, 'snapshots'));
     this.snapshots.removeOrphanedPartials();
-    this.rag = new Rag({
-      // Document sync writes as itself, whoever started it.
-      saveChunks: (agentId, inputs) =>
-        asWriter(
-          'docsync',
-          async () => void (await this.knowledge.saveMany(inputs.map((input) => ({ agentId, input })))),
-        ),
-      updateChunk: (id, input) =>
-        asWriter('docsync', async () => {
-          const before = store.readRef(id)?.head;
-          const [, commit] = await this.knowledge.update(id, input);
-          return commit.hash !== before;
-        }),
-      deleteChunks: (ids) => asWriter('docsync', async () => void (await this.knowledge.deleteMany(ids))),
-      chunksOf: (agentId, source) => chunksOf(db, agentId, source),
-      storedChunks: (agentId, source) => storedChunks(db, agentId, source),
-      surplusChunks: (agentId, source, expected) => surplusChunks(db, agentId, source, expected),
-      chunkCounts: (agentId) => chunkCounts(db, agentId),
-      liveDocuments: (agentId, scope) => liveDocuments(db, agentId, scope),
-      stamps: (agentId, scope) => fileStamps(db, agentId, scope),
-      saveStamps: (agentId, stamps, removed) => saveStamps(db, agentId, stamps, removed, store.timestamp()),
-      search: (agentId, query, limit) => this.knowledge.search(agentId, query, limit),
-    });
+    this.rag = new Rag(
+      {
+        // Document sync writes as itself, whoever started it.
+        saveChunks: (agentId, inputs) =>
+          asWriter(
+            'docsync',
+            async () => void (await this.knowledge.saveMany(inputs.map((input) => ({ agentId, input })))),
+          ),
+        updateChunk: (id, input) =>
+          asWriter('docsync', async () => {
+            const before = store.readRef(id)?.head;
+            const [, commit] = await this.knowledge.update(id, input);
+            return commit.hash !== before;
+          }),
+        deleteChunks: (ids) => asWriter('docsync', async () => void (await this.knowledge.deleteMany(ids))),
+        chunksOf: (agentId, source) => chunksOf(db, agentId, source),
+        storedChunks: (agentId, source) => storedChunks(db, agentId, source),
+        surplusChunks: (agentId, source, expected) => surplusChunks(db, agentId, source, expected),
+        chunkCounts: (agentId) => chunkCounts(db, agentId),
+        liveDocuments: (agentId, scope) => liveDocuments(db, agentId, scope),
+        stamps: (agentId, scope) => fileStamps(db, agentId, scope),
+        saveStamps: (agentId, stamps, removed) => saveStamps(db, agentId, stamps, removed, store.timestamp()),
+        search: (agentId, query, limit) => this.knowledge.search(agentId, query, limit),
+      },
+      options.secrets,
+    );
   }
 
   static async open(options: MemoryOptions): Promise<Memory> {

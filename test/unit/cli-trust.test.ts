@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { Memory } from '../../src/core/memory';
 import { withProvenance } from '../../src/core/provenance';
 import { parseWhen } from '../../src/server/cli/trust-commands';
+import { FAKE } from './fake-secrets';
 import { tempDir } from './helpers';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -104,6 +105,27 @@ describe('cli: review, revert, reinstate', function () {
     assert.match(cli(['reinstate', wrong.id, '--dir', dir]).stdout, new RegExp(`reinstated ${wrong.id}`));
     assert.equal(cli(['get', wrong.id, '--dir', dir]).code, 0);
     assert.match(cli(['reinstate', wrong.id, '--dir', dir]).stderr, /No superseded memory/);
+  });
+
+  it('verify --secrets lists what holds secrets, --redact and --purge take them out', async () => {
+    const leaky = await Memory.open({ dir, secrets: 'allow' });
+    const [saved] = await leaky.memories.save('default', undefined, { content: `key ${FAKE.awsAccessKey}` });
+    await leaky.close();
+    const listed = cli(['verify', '--secrets', '--dir', dir]);
+    assert.equal(listed.code, 1);
+    assert.equal(listed.stdout.trim(), `${saved.id}  aws-access-key in content line 1`);
+    assert.ok(!listed.stdout.includes(FAKE.awsAccessKey));
+    assert.match(
+      cli(['verify', '--secrets', '--redact', '--dir', dir]).stdout,
+      /redacted 1 entity; older versions still hold secrets/,
+    );
+    assert.equal(cli(['verify', '--secrets', '--dir', dir]).stdout.trim(), `${saved.id}  1 older version`);
+    const refused = cli(['verify', '--secrets', '--purge', '--dir', dir]);
+    assert.equal(refused.code, 2);
+    assert.match(cli(['verify', '--secrets', '--purge', '--yes', '--dir', dir]).stdout, /purged 1 version of 1 entity/);
+    assert.equal(cli(['verify', '--secrets', '--dir', dir]).stdout.trim(), 'no secrets found');
+    assert.equal(cli(['verify', '--dir', dir]).code, 0);
+    assert.equal(cli(['verify', '--redact', '--dir', dir]).code, 1);
   });
 
   it('reads --since as a span back from now or an ISO time', () => {

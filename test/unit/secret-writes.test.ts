@@ -112,6 +112,30 @@ describe('the secret guard on every write path', () => {
     }
   });
 
+  it('under `block`, document sync skips a document holding a secret, and key files always, saying why', async () => {
+    const { memory, cleanup } = await openTemp({ secrets: 'block' });
+    const docs = tempDir('wm-docs-');
+    try {
+      fs.writeFileSync(
+        path.join(docs, 'setup.md'),
+        `# Setup\n\nExport AWS_ACCESS_KEY_ID=${FAKE.awsAccessKey} first.\n`,
+      );
+      fs.writeFileSync(path.join(docs, 'guide.md'), '# Guide\n\nNothing secret.\n');
+      fs.writeFileSync(path.join(docs, '.env.md'), '# env\n\nnothing here but the name\n');
+      const report = await memory.rag.sync(docs, 'a');
+      const reasons = Object.fromEntries(report.skipped.map((file) => [path.basename(file.path), file.reason]));
+      assert.match(reasons['setup.md']!, /holds a secret: aws-access-key on line 3/);
+      assert.match(reasons['.env.md']!, /secret file: environment variables/);
+      assert.deepEqual(
+        (await memory.knowledge.list('a')).map((chunk) => chunk.source),
+        ['guide.md'],
+      );
+    } finally {
+      await cleanup();
+      fs.rmSync(docs, { recursive: true, force: true });
+    }
+  });
+
   it('a tool result says what was redacted', async () => {
     const { memory, cleanup } = await openTemp();
     try {
@@ -119,6 +143,50 @@ describe('the secret guard on every write path', () => {
       assert.match(result.text, /redacted before it was stored: aws-access-key/);
     } finally {
       await cleanup();
+    }
+  });
+
+  it('finds secrets already stored, redacts the current versions, and purges the older ones keeping verify whole', async () => {
+    const dir = tempDir();
+    const leaky = await Memory.open({ dir, secrets: 'allow' });
+    const [one] = await leaky.memories.save('a', undefined, { content: NOTE });
+    await leaky.memories.update(one.id, { content: `${NOTE} (updated)` });
+    await leaky.memories.update(one.id, { content: 'clean now' });
+    const [two] = await leaky.memories.save('a', undefined, { content: `token ${FAKE.githubClassic}` });
+    const [clean] = await leaky.memories.save('a', undefined, { content: 'nothing to see' });
+    await leaky.close();
+    const memory = await Memory.open({ dir });
+    try {
+      const holders = await memory.secretAudit.scan();
+      assert.deepEqual(
+        holders.map((h) => [h.id, h.current.map((f) => `${f.kind} ${f.field} ${f.line}`), h.olderVersions]),
+        [
+          [one.id, [], 2],
+          [two.id, ['github-token content 1'], 0],
+        ],
+      );
+      await memory.secretAudit.redact([two.id]);
+      assert.equal((await memory.memories.get(two.id))?.content, 'token [redacted: github-token]');
+      const report = await memory.secretAudit.purge([one.id, two.id]);
+      assert.equal(report.versions, 3);
+      assert.deepEqual(await memory.secretAudit.scan(), []);
+      const verify = await memory.verify();
+      assert.deepEqual(verify.errors, []);
+      const history = await memory.history(one.id);
+      assert.deepEqual(
+        history.map((entry) => entry.entity?.content),
+        [
+          'clean now',
+          'Deploy with the key [redacted: aws-access-key] from the ops vault (updated)',
+          'Deploy with the key [redacted: aws-access-key] from the ops vault',
+        ],
+      );
+      assert.ok(await memory.memories.get(clean.id));
+      await rejectsWith(memory.secretAudit.purge([clean.id]), 'NOT_FOUND');
+      await rejectsWith(memory.secretAudit.redact([]), 'INVALID_INPUT');
+    } finally {
+      await memory.close();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -5,6 +5,8 @@ import { READ_FLAGS, readBoundedHandle } from '../bounded-read';
 import { nodeCrypto } from '../crypto';
 import { MemoryError } from '../errors';
 import { isInside, outsideReason } from '../paths';
+import { secretTextReason } from '../secrets/files';
+import type { SecretPolicy } from '../secrets/types';
 import type { LoadedFile, SkippedFile } from './loader-types';
 import { checkAborted, errorCode, ioReason, tooLarge } from './loader-util';
 
@@ -24,18 +26,22 @@ export interface ReadRequest {
   /** The synced folder: a file whose real path is not inside its real path is refused. */
   root: string;
   maxFileBytes: number;
+  /** What a text holding secrets does to the file (see secrets/files.ts). */
+  secrets: SecretPolicy;
   signal: AbortSignal | undefined;
 }
 
 /**
  * Never throws for the file's sake: one that vanished, grew past the size
- * cap, became unreadable, is not a regular file, leads out of the root or is
- * binary comes back as a SkippedFile. Only an abort throws (CANCELLED).
+ * cap, became unreadable, is not a regular file, leads out of the root, is
+ * binary or holds secrets the policy keeps out comes back as a SkippedFile.
+ * Only an abort throws (CANCELLED).
  */
 export async function readListedFile({
   file,
   root,
   maxFileBytes,
+  secrets,
   signal,
 }: ReadRequest): Promise<LoadedFile | SkippedFile> {
   checkAborted(signal);
@@ -52,6 +58,8 @@ export async function readListedFile({
     if (read.kind === 'too-large') return { path: file.path, reason: tooLarge(maxFileBytes, read.size) };
     const text = decode(read.bytes);
     if (text === undefined) return { path: file.path, reason: 'binary file' };
+    const secret = secretTextReason(text, secrets);
+    if (secret) return { path: file.path, reason: secret };
     return {
       path: file.path,
       relativePath: file.relativePath,

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import type { Ignore } from 'ignore';
 
 import { isInside, outsideReason } from '../paths';
+import { secretFileReason } from '../secrets/files';
 import {
   type IgnoreContext,
   type IgnoreFile,
@@ -334,7 +335,9 @@ export class Walker {
 
   /** Adds a file (its stat given, a link's followed) if it qualifies, or reports why not. */
   private fileEntry(absolute: string, relative: string, stats: Stats): void {
-    if (!stats.isFile()) this.skipped.push({ path: absolute, reason: 'not a regular file' });
+    const secret = secretFileReason(relative.slice(relative.lastIndexOf('/') + 1));
+    if (secret) this.skipped.push({ path: absolute, reason: secret });
+    else if (!stats.isFile()) this.skipped.push({ path: absolute, reason: 'not a regular file' });
     else if (stats.size > this.settings.maxFileBytes)
       this.skipped.push({ path: absolute, reason: tooLarge(this.settings.maxFileBytes, stats.size) });
     else this.files.push({ path: absolute, relativePath: relative, bytes: stats.size, mtimeMs: stats.mtimeMs });

@@ -3,6 +3,8 @@ import * as path from 'node:path';
 
 import { MemoryError } from '../errors';
 import { isInside, outsideReason } from '../paths';
+import { secretFileReason } from '../secrets/files';
+import { checkSecretPolicy, type SecretPolicy } from '../secrets/guard';
 import { isArray } from '../validation';
 import { newRules } from './loader-ignore';
 import { readListedFile } from './loader-read';
@@ -39,6 +41,8 @@ export interface LoadOptions {
   respectGitignore?: boolean;
   /** More gitignore-style patterns, relative to the root (e.g. VS Code's `files.exclude`). */
   extraIgnore?: string[];
+  /** Which documents holding secrets are skipped; see ReadOptions. */
+  secrets?: SecretPolicy;
   /** Aborting stops the load promptly with MemoryError 'CANCELLED'. */
   signal?: AbortSignal;
 }
@@ -53,6 +57,14 @@ export interface ReadOptions {
    * so the root cannot be told from the file.
    */
   root: string;
+  /**
+   * The store's secret policy, for what a document's text does to it (see
+   * secrets/files.ts): under 'block' one holding any secret is skipped,
+   * under 'redact' (the default) only one that is mostly a secret, under
+   * 'allow' none. Key, certificate and .env files are skipped by name
+   * whatever the policy.
+   */
+  secrets?: SecretPolicy;
   signal?: AbortSignal;
 }
 
@@ -76,13 +88,16 @@ export async function listDocuments(target: string, options: LoadOptions = {}): 
   // An explicitly named file is loaded whatever its extension and whatever a
   // .gitignore says: the caller asked for it by name. It is still refused if
   // it is not a regular file, too big, a link leading out of its folder (the
-  // root its document is named from), or (when read) binary.
+  // root its document is named from), a key or .env file, or (when read)
+  // binary or holding secrets the policy keeps out.
   const root = path.dirname(absolute);
   const relativePath = path.basename(absolute);
   const skipped: SkippedFile[] = [];
   const files: ListedFile[] = [];
   const escape = await escapeOf(root, absolute);
+  const secret = secretFileReason(relativePath);
   if (escape) skipped.push({ path: absolute, reason: escape });
+  else if (secret) skipped.push({ path: absolute, reason: secret });
   else if (!stats.isFile()) skipped.push({ path: absolute, reason: 'not a regular file' });
   else if (stats.size > settings.maxFileBytes)
     skipped.push({ path: absolute, reason: tooLarge(settings.maxFileBytes, stats.size) });
@@ -145,10 +160,9 @@ export async function probeDocuments(
 /** Lists the documents under `target` (a folder or one file) and reads them. */
 export async function loadDocuments(target: string, options: LoadOptions = {}): Promise<LoadResult> {
   const listing = await listDocuments(target, options);
-  const signal = options.signal;
-  const maxFileBytes = options.maxFileBytes;
+  const { signal, maxFileBytes, secrets } = options;
   const results = await mapLimit(listing.files, CONCURRENCY, signal, (file) =>
-    readDocument(file, { maxFileBytes, root: listing.root, signal }),
+    readDocument(file, { maxFileBytes, root: listing.root, secrets, signal }),
   );
   const files: LoadedFile[] = [];
   const skipped = [...listing.skipped];
@@ -175,7 +189,9 @@ export async function readDocument(
   }
   const maxFileBytes =
     options.maxFileBytes ?? Math.max(DEFAULT_MAX_FILE_BYTES, typeof file.bytes === 'number' ? file.bytes : 0);
-  return readListedFile({ file, root: options.root, maxFileBytes, signal: options.signal });
+  const secrets = options.secrets ?? 'redact';
+  checkSecretPolicy(secrets);
+  return readListedFile({ file, root: options.root, maxFileBytes, secrets, signal: options.signal });
 }
 
 // ---------------------------------------------------------------------------
@@ -197,6 +213,7 @@ function settingsFrom(options: LoadOptions): Settings {
   if (!Number.isInteger(maxDepth) || maxDepth < 0) {
     throw new MemoryError('INVALID_INPUT', `maxDepth must be a whole number of 0 or more, got ${String(maxDepth)}.`);
   }
+  if (options.secrets !== undefined) checkSecretPolicy(options.secrets);
   const extra = options.extraIgnore ?? [];
   if (!Array.isArray(extra) || extra.some((pattern) => typeof pattern !== 'string')) {
     throw new MemoryError('INVALID_INPUT', 'extraIgnore must be a list of gitignore-style patterns.');

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { AiProvider } from '../ai/provider';
 import { MemoryError } from '../errors';
 import type { SearchResult } from '../search/searcher';
+import type { SecretPolicy } from '../secrets/guard';
 import type { KnowledgeEntity, KnowledgeInput } from '../types';
 import { assertId, assertLimit } from '../validation';
 import { planChunks, type StoredChunk } from './chunk-matching';
@@ -158,7 +159,11 @@ function chunkInputs(file: LoadedFile, options: ChunkOptions): KnowledgeInput[] 
  * content hash.
  */
 export class Rag {
-  constructor(private readonly store: RagStore) {}
+  constructor(
+    private readonly store: RagStore,
+    /** The store's secret policy: under `block`, documents holding a secret are skipped rather than failing their writes. */
+    private readonly secrets: SecretPolicy = 'redact',
+  ) {}
 
   /** Adds or refreshes the documents under `path`; never removes anything. */
   async ingest(path: string, agentId: string, options: SyncOptions = {}): Promise<SyncReport> {
@@ -270,7 +275,11 @@ export class Rag {
       }
       let file: LoadedFile | SkippedFile;
       try {
-        file = await readDocument(entry, { root: listing.root, signal: options.signal });
+        file = await readDocument(entry, {
+          root: listing.root,
+          signal: options.signal,
+          secrets: options.secrets ?? this.secrets,
+        });
       } catch (error) {
         // Cancelled mid-read: stop here; what was synced so far stays, and the next sync goes on from it.
         if (error instanceof MemoryError && error.code === 'CANCELLED') break;

@@ -21,7 +21,17 @@ export interface WorkerInit {
  * What the worker serves, written once: the client's types, its proxy and the
  * worker's allow-list are all derived from these two lists.
  */
-export const NAMESPACES = ['memories', 'skills', 'knowledge', 'sessions', 'profiles', 'rag', 'review', 'worker'] as const;
+export const NAMESPACES = [
+  'memories',
+  'skills',
+  'knowledge',
+  'sessions',
+  'profiles',
+  'rag',
+  'review',
+  'secretAudit',
+  'worker',
+] as const;
 export const FACADE_METHODS = [
   'get',
   'history',

@@ -9,6 +9,7 @@ import { type GlobalOptions, parseInteger, parseNumber, readStdin, withMemory, w
 import { readTextFile, writeTextFile } from './files';
 import { counted, inline, noun, print, printJson } from './output';
 import { consented, describeRestore } from './restore-confirm';
+import { type SecretsOptions, verifySecrets } from './trust-commands';
 
 function snapshotLine(info: SnapshotInfo): string {
   // Labels are checked when made, but a store from an older version may hold any: one line, escaped.
@@ -126,7 +127,12 @@ export function registerStoreCommands(program: Command): void {
 
   withStoreOptions(program.command('verify'))
     .description('recompute every hash and walk every history chain; exit 1 if anything is wrong')
-    .action(async (options: GlobalOptions) => {
+    .option('--secrets', 'instead, list the entities holding secrets (any version); exit 1 if any does', false)
+    .option('--redact', 'with --secrets: redact them in the current versions, as new commits', false)
+    .option('--purge', 'with --secrets: also rewrite the older versions that hold them (asks first; rewrites history)', false)
+    .option('--yes', 'with --purge: purge without asking', false)
+    .action(async (options: GlobalOptions & SecretsOptions) => {
+      if (options.secrets || options.redact || options.purge) return verifySecrets(options);
       const report = await withMemory(options, (memory) => memory.verify());
       if (options.json) printJson(report);
       else {

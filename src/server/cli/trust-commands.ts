@@ -5,6 +5,7 @@ import { describeProvenance, WRITER_KINDS } from '../../core/provenance';
 import { oneLine } from '../../core/text';
 import type { RevertFilter, RevertItem } from '../../core/trust/revert';
 import type { PendingItem, ReviewOutcome } from '../../core/trust/review';
+import type { SecretHolder } from '../../core/trust/secret-audit';
 import { type GlobalOptions, withMemory, withStoreOptions } from './context';
 import { counted, inline, print, printJson } from './output';
 import { consented } from './restore-confirm';
@@ -12,7 +13,9 @@ import { consented } from './restore-confirm';
 const SHOWN = 20;
 
 function pendingLine({ entity, commit }: PendingItem): string {
-  const what = commit.proposes ? `proposes to ${commit.proposes.action} ${commit.proposes.target}` : `new ${entity.type}`;
+  const what = commit.proposes
+    ? `proposes to ${commit.proposes.action} ${commit.proposes.target}`
+    : `new ${entity.type}`;
   return `${entity.id}  ${what}  ${inline(describeProvenance(commit.by, commit.author))}\n    ${oneLine(entity.content, 76)}`;
 }
 
@@ -30,7 +33,8 @@ function revertLine(item: RevertItem): string {
 /** Ids from the arguments, or every pending write with --all; both or neither is bad usage. */
 function idsOrAll(ids: string[], all: boolean): string[] | 'all' {
   if (all && ids.length > 0) throw new MemoryError('INVALID_INPUT', 'Give ids or --all, not both.');
-  if (!all && ids.length === 0) throw new MemoryError('INVALID_INPUT', 'Name the pending writes (see `review list`), or give --all.');
+  if (!all && ids.length === 0)
+    throw new MemoryError('INVALID_INPUT', 'Name the pending writes (see `review list`), or give --all.');
   return all ? 'all' : ids;
 }
 
@@ -39,16 +43,80 @@ export function parseWhen(value: string | undefined, now = Date.now()): string |
   if (value === undefined) return undefined;
   const span = /^(\d+)\s*(m|h|d|w)$/i.exec(value.trim());
   if (span) {
-    const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[span[2]!.toLowerCase() as 'm' | 'h' | 'd' | 'w'];
+    const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[
+      span[2]!.toLowerCase() as 'm' | 'h' | 'd' | 'w'
+    ];
     return new Date(now - Number(span[1]) * unit).toISOString();
   }
   return value;
 }
 
+export interface SecretsOptions {
+  secrets: boolean;
+  redact: boolean;
+  purge: boolean;
+  yes: boolean;
+}
+
+function holderLine(holder: SecretHolder): string {
+  const now = holder.current.map((finding) => `${finding.kind} in ${finding.field} line ${finding.line}`).join(', ');
+  const older = holder.olderVersions ? counted(holder.olderVersions, 'older version') : '';
+  return `${holder.id}  ${[now, older].filter(Boolean).join('; ')}`;
+}
+
+/** `verify --secrets [--redact | --purge]`: secrets already in the store, and taking them out. */
+export async function verifySecrets(options: GlobalOptions & SecretsOptions): Promise<void> {
+  if ((options.redact || options.purge) && !options.secrets) {
+    throw new MemoryError('INVALID_INPUT', '--redact and --purge go with --secrets.');
+  }
+  await withMemory(options, async (memory) => {
+    const holders = await memory.secretAudit.scan();
+    if (!options.redact && !options.purge) {
+      if (options.json) printJson(holders);
+      else print(holders.length ? holders.map(holderLine).join('\n') : 'no secrets found');
+      if (holders.length) process.exitCode = 1;
+      return;
+    }
+    if (holders.length === 0) return print('no secrets found');
+    if (options.redact && !options.purge) {
+      const commits = await memory.secretAudit.redact(holders.filter((h) => h.current.length).map((h) => h.id));
+      if (options.json) printJson(commits);
+      else
+        print(
+          `redacted ${counted(commits.length, 'entity', 'entities')}; older versions still hold secrets: --purge rewrites them`,
+        );
+      return;
+    }
+    const consent = {
+      question: 'Purge these secrets from the history?',
+      what: 'a purge rewrites history',
+      flag: 'Give --yes to purge.',
+      declined: 'not purged; nothing was changed',
+    };
+    const summary = [
+      `Purging rewrites every version of these entities that holds a secret:`,
+      ...holders.map(holderLine),
+    ].join('\n');
+    if (!(await consented(options.yes, summary, consent))) return;
+    const report = await memory.secretAudit.purge(holders.map((holder) => holder.id));
+    const snapshots = (await memory.listSnapshots()).length;
+    if (options.json) printJson({ ...report, snapshots });
+    else {
+      print(
+        `purged ${counted(report.versions, 'version')} of ${counted(report.entities.length, 'entity', 'entities')} (${counted(report.commits, 'commit')} re-hashed)`,
+      );
+      if (snapshots)
+        print(`${counted(snapshots, 'snapshot')} taken before may still hold them: delete those you do not need`);
+    }
+  });
+}
+
 export function registerTrustCommands(program: Command): void {
   const review = program
     .command('review')
-    .description('writes waiting for a person to approve them (MCP clients, mining, consolidation): list, approve, reject');
+    .description(
+      'writes waiting for a person to approve them (MCP clients, mining, consolidation): list, approve, reject',
+    );
   withStoreOptions(review.command('list'))
     .description('list the writes waiting for review, newest first')
     .option('--agent <id>', 'only this agent’s')
@@ -82,7 +150,7 @@ export function registerTrustCommands(program: Command): void {
 
   withStoreOptions(program.command('revert'))
     .description(
-      "undo everything one writer wrote: what it created is deleted, what it changed gets back the version from before, as new commits; shows the list and asks first",
+      'undo everything one writer wrote: what it created is deleted, what it changed gets back the version from before, as new commits; shows the list and asks first',
     )
     .requiredOption('--by <kind>', `the writer: ${WRITER_KINDS.join('|')}`)
     .option('--name <name>', 'only this person or MCP client (as `history` shows it)')
@@ -114,7 +182,11 @@ export function registerTrustCommands(program: Command): void {
           const preview = await memory.revert(filter, { dryRun: true });
           const shown = preview.items.slice(0, SHOWN).map(revertLine);
           const more = preview.items.length > SHOWN ? [`  … and ${preview.items.length - SHOWN} more`] : [];
-          const summary = [`Reverting would change ${counted(preview.items.length, 'entity', 'entities')}:`, ...shown, ...more].join('\n');
+          const summary = [
+            `Reverting would change ${counted(preview.items.length, 'entity', 'entities')}:`,
+            ...shown,
+            ...more,
+          ].join('\n');
           if (options.dryRun) {
             if (options.json) printJson(preview);
             else print(summary);
