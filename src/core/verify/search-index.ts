@@ -39,12 +39,12 @@ export function unindexedEntities(db: Database): VerifyError[] {
     .map((id) => indexError(id, `Entity ${id} is not in the search index.`));
 }
 
-/** Every search row belongs to a live entity that points back at it. */
+/** Every search row belongs to a live entity (not deleted, pending review or superseded) that points back at it. */
 export function staleIndexRows(db: Database): VerifyError[] {
   return db
     .all(
       `SELECT d.rowid, d.entity_id FROM search_docs d LEFT JOIN refs r ON r.id = d.entity_id
-       WHERE r.id IS NULL OR r.deleted = 1 OR r.search_rowid IS NOT d.rowid LIMIT ${INDEX_SAMPLES}`,
+       WHERE r.id IS NULL OR r.deleted <> 0 OR r.search_rowid IS NOT d.rowid LIMIT ${INDEX_SAMPLES}`,
     )
     .map((row) => text(row, 'search_docs', 'entity_id'))
     .map((id) => indexError(id, `The search index holds a stale row for ${id}.`));
