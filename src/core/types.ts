@@ -40,6 +40,8 @@ export interface MemoryEntity extends EntityBase {
   tags: string[];
   category: MemoryCategory;
   sourceSession?: string;
+  /** The memory this one corrects, which it retired (superseded). */
+  supersedes?: string;
 }
 
 export interface SkillEntity extends EntityBase {

@@ -283,6 +283,32 @@ describe('corrections', () => {
     }
   });
 
+  it('saveOrUpdate matches a correction to the memory it most likely corrects, and supersedes it', async () => {
+    const { memory, cleanup } = await openTemp();
+    try {
+      const [wrong] = await memory.memories.save('a', undefined, { content: 'The staging database listens on port 5433' });
+      const [other] = await memory.memories.save('a', undefined, { content: 'Releases are cut on Thursdays' });
+      const [fix, commit, outcome] = await memory.memories.saveOrUpdate('a', undefined, {
+        content: 'Correction: the staging database listens on port 6543',
+        category: 'correction',
+      });
+      assert.equal(fix.supersedes, wrong.id);
+      assert.equal(commit.supersedes, wrong.id);
+      assert.equal(outcome.deduplicated, false);
+      assert.equal(await memory.memories.get(wrong.id), null);
+      assert.ok(await memory.memories.get(other.id));
+      // Nothing close enough: saved as a correction of nothing in particular.
+      const [lone] = await memory.memories.saveOrUpdate('a', undefined, {
+        content: 'Correction: we use pnpm workspaces',
+        category: 'correction',
+      });
+      assert.equal(lone.supersedes, undefined);
+      assert.ok(await memory.memories.get(other.id));
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('refuses a link to a missing, other-scope or pending entity, writing nothing', async () => {
     const { memory, cleanup } = await openTemp();
     try {

@@ -17,6 +17,14 @@ export type DedupResult<T extends SearchableType> = [
 
 const MAX_QUERY_LENGTH = 10_000;
 
+/**
+ * From this similarity a correction is taken to be about an existing memory.
+ * Lower than the duplicate threshold: a correction says the same thing with a
+ * different value ("port 6543", not "port 5433"), so it shares most words,
+ * not all.
+ */
+const CORRECTION_SIMILARITY = 0.5;
+
 /** Search and near-duplicate detection shared by memories, skills and knowledge. */
 export abstract class SearchableCollection<T extends SearchableType> extends Collection<T> {
   protected async runSearch(
@@ -85,7 +93,29 @@ export class MemoryCollection extends SearchableCollection<'memory'> {
     return this.runSearch(this.scope(agentId, userId), query, limit, options);
   }
 
+  /**
+   * Saves `input`, updating a near-duplicate instead (see dedupSave). A
+   * correction that names no memory is matched to the one it most likely
+   * corrects (the most similar memory of the same agent and user, from
+   * CORRECTION_SIMILARITY), which it then supersedes rather than updates: the
+   * wrong fact is retired, and the correction keeps its own history.
+   */
   async saveOrUpdate(agentId: string, userId: string | undefined, input: InputByType['memory']) {
+    if (input?.category === 'correction' && input.supersedes === undefined) {
+      const agent = assertId(agentId, 'agent id');
+      const user = assertOptionalId(userId, 'user id');
+      const corrected = findNearDuplicate<MemoryEntity>(
+        this.ctx.searcher,
+        this.scope(agent, user),
+        typeof input.content === 'string' ? input.content : '',
+        CORRECTION_SIMILARITY,
+        (existing) => existing.agentId === agent && existing.userId === user && existing.category !== 'correction',
+      );
+      if (corrected) {
+        const [entity, commit] = await this.save(agent, user, { ...input, supersedes: corrected.entity.id });
+        return [entity, commit, { deduplicated: false, similarity: corrected.similarity }] as DedupResult<'memory'>;
+      }
+    }
     return this.dedupSave(agentId, userId, input);
   }
 
