@@ -4,7 +4,9 @@ import { sqliteAvailable } from './core/sqlite';
 import { registerChatParticipant } from './extension/chat/participant';
 import { registerEntityCommands } from './extension/commands/entity-commands';
 import { registerHistoryCommands } from './extension/commands/history-commands';
+import { registerReviewCommands } from './extension/commands/review-commands';
 import { registerSearchCommands } from './extension/commands/search-commands';
+import { registerSecretCommands } from './extension/commands/secret-commands';
 import { registerStoreCommands } from './extension/commands/store-commands';
 import { registerDocSync } from './extension/docsync';
 import type { DocSyncState } from './extension/docsync/status';
@@ -97,6 +99,8 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
   const views = features.register('views', () => registerViews(context, store));
   features.register('entity commands', () => registerEntityCommands(context, store, requireFeature(views, 'views')));
   features.register('history commands', () => registerHistoryCommands(context, store, requireFeature(views, 'views')));
+  features.register('review commands', () => registerReviewCommands(context, store));
+  features.register('secret commands', () => registerSecretCommands(context, store));
   features.register('search commands', () => registerSearchCommands(context, store));
   features.register('store commands', () => registerStoreCommands(context, store));
   features.register('language model tools', () => registerTools(context, store));

@@ -98,9 +98,10 @@ export function withProvenance<T>(provenance: Provenance, work: () => T): T {
  * Runs `work` as a writer of `kind` on behalf of whoever runs now: mining,
  * consolidation, document sync and imports keep the model, tool and
  * conversation of the work that started them, not its confirmation (a person
- * confirmed starting it, not what it writes).
+ * confirmed starting it, not what it writes), unless `confirmed` says a person
+ * saw what it writes (a plan shown, then applied).
  */
-export function asWriter<T>(kind: WriterKind, work: () => T): T {
+export function asWriter<T>(kind: WriterKind, work: () => T, options: { confirmed?: boolean } = {}): T {
   const {
     kind: _kind,
     confirmed: _confirmed,
@@ -108,7 +109,7 @@ export function asWriter<T>(kind: WriterKind, work: () => T): T {
     version: _version,
     ...context
   } = currentProvenance() ?? ({} as Partial<Provenance>);
-  return withProvenance({ ...context, kind }, work);
+  return withProvenance({ ...context, kind, ...(options.confirmed ? { confirmed: true } : {}) }, work);
 }
 
 /** The writer of the work running now, if a shell said. */

@@ -1,9 +1,12 @@
 import * as vscode from 'vscode';
 
 import { isMemoryError, MemoryError } from '../core/errors';
+import type { Provenance } from '../core/provenance';
 import { currentScope, type Scope, SECTION, storeDirectory } from './config';
 import { type RemoteMemory, type StoreChange, StoreClient, type TaskOptions } from './store/client';
 import type { TaskMethod } from './store/protocol';
+import { reviewPolicyOf } from './trust/review-setting';
+import { secretPolicyOf } from './trust/secret-setting';
 
 /** How often the worker looks for writes by other processes (CLI, MCP server). */
 const EXTERNAL_POLL_MS = 1000;
@@ -24,8 +27,10 @@ const REPEAT_QUIET_MS = 10_000;
  */
 export interface Services {
   readonly log: vscode.LogOutputChannel;
-  /** The store, opened on first use; rejects with a clear error if it cannot be opened. */
+  /** The store, opened on first use; rejects with a clear error if it cannot be opened. Writes as the person using VS Code. */
   memory(): Promise<RemoteMemory>;
+  /** The store as seen by another writer (Copilot through a tool): every commit made through it records `provenance`. */
+  memoryAs(provenance: Provenance): Promise<RemoteMemory>;
   /** Runs `work` on the store once it is open: `services.use((memory) => memory.stats())`. */
   use<T>(work: (memory: RemoteMemory) => Promise<T>): Promise<T>;
   /** Runs a long operation in the store's worker, with progress reports and cancellation. */
@@ -65,8 +70,14 @@ export class StoreService implements Services, vscode.Disposable {
         if (this.openedDir !== undefined && this.storeDir() !== this.openedDir) void this.reopen();
       }),
       vscode.workspace.onDidChangeConfiguration((event) => {
-        // The user is also the author of every commit, fixed when the store opens: reopen for a new one.
-        if (event.affectsConfiguration(`${SECTION}.storePath`) || event.affectsConfiguration(`${SECTION}.userId`)) {
+        // The user is also the author of every commit, and the review and secret policies are the
+        // store's: all are fixed when the store opens, so it reopens for a new one.
+        if (
+          event.affectsConfiguration(`${SECTION}.storePath`) ||
+          event.affectsConfiguration(`${SECTION}.userId`) ||
+          event.affectsConfiguration(`${SECTION}.review.agentWrites`) ||
+          event.affectsConfiguration(`${SECTION}.secrets`)
+        ) {
           void this.reopen();
         } else if (event.affectsConfiguration(`${SECTION}.agentId`)) {
           this.changes.fire({ origin: 'local', entityIds: [] });
@@ -119,6 +130,10 @@ export class StoreService implements Services, vscode.Disposable {
     return (await this.client()).memory;
   }
 
+  async memoryAs(provenance: Provenance): Promise<RemoteMemory> {
+    return (await this.client()).as(provenance);
+  }
+
   async use<T>(work: (memory: RemoteMemory) => Promise<T>): Promise<T> {
     return work(await this.memory());
   }
@@ -153,10 +168,21 @@ export class StoreService implements Services, vscode.Disposable {
     const dir = this.storeDir();
     this.openedDir = dir;
     const started = performance.now();
+    const author = this.scope().userId ?? 'vscode';
+    const review = reviewPolicyOf(vscode.workspace.getConfiguration(SECTION).get('review.agentWrites'));
+    if (review.ignored.length > 0) {
+      this.log.warn(
+        `${SECTION}.review.agentWrites: ignored ${review.ignored.join(', ')} (use "default", "queue", "immediate", or queue/immediate for copilot, mcp, mining, consolidation)`,
+      );
+    }
+    const secrets = secretPolicyOf(vscode.workspace.getConfiguration(SECTION).get('secrets'));
+    if (secrets.ignored) {
+      this.log.warn(`${SECTION}.secrets: ignored ${secrets.ignored} (use "redact", "block" or "allow"); redacting`);
+    }
     try {
       const client = await StoreClient.start(this.context.asAbsolutePath('dist/worker.js'), {
         dir,
-        options: { author: this.scope().userId ?? 'vscode' },
+        options: { author, writer: { kind: 'user', name: author }, review: review.policy, secrets: secrets.policy },
         pollMs: EXTERNAL_POLL_MS,
         compileCacheDir: vscode.Uri.joinPath(this.context.globalStorageUri, 'compile-cache').fsPath,
       });

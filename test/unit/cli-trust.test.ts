@@ -12,8 +12,8 @@ import { tempDir } from './helpers';
 const ROOT = path.join(__dirname, '..', '..');
 const CLI = path.join(ROOT, 'dist', 'cli.js');
 
-function cli(args: string[]) {
-  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+function cli(args: string[], env: NodeJS.ProcessEnv = process.env) {
+  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -126,6 +126,21 @@ describe('cli: review, revert, reinstate', function () {
     assert.equal(cli(['verify', '--secrets', '--dir', dir]).stdout.trim(), 'no secrets found');
     assert.equal(cli(['verify', '--dir', dir]).code, 0);
     assert.equal(cli(['verify', '--redact', '--dir', dir]).code, 1);
+  });
+
+  it('takes the secret policy from WORKSPACE_MEMORY_SECRETS', () => {
+    assert.equal(cli(['init', '--dir', dir]).code, 0);
+    const content = `key ${FAKE.awsAccessKey}`;
+    const blocked = cli(['save', 'memory', '--content', content, '--dir', dir], {
+      ...process.env,
+      WORKSPACE_MEMORY_SECRETS: 'block',
+    });
+    assert.equal(blocked.code, 1);
+    assert.match(blocked.stderr, /A secret was found: aws-access-key in content on line 1\..*\[SECRET_DETECTED\]/);
+    const bad = cli(['list', 'memory', '--dir', dir], { ...process.env, WORKSPACE_MEMORY_SECRETS: 'sometimes' });
+    assert.match(bad.stderr, /secret policy must be one of redact, block, allow/);
+    const saved = cli(['save', 'memory', '--content', content, '--dir', dir, '--json']);
+    assert.match(saved.stdout, /key \[redacted: aws-access-key\]/);
   });
 
   it('reads --since as a span back from now or an ISO time', () => {

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 
+import { applyConsolidationPlan } from '../../src/core/ai/consolidation';
 import { Memory } from '../../src/core/memory';
 import { describeProvenance, withProvenance } from '../../src/core/provenance';
 import { commitHash } from '../../src/core/store/entity-store';
@@ -254,6 +255,40 @@ describe('review queue', () => {
   });
 });
 
+describe('mining and consolidation as writers', () => {
+  it('a consolidation plan applied after a person read it does not wait again; one applied unseen does', async () => {
+    const { memory, cleanup } = await openTemp();
+    try {
+      const [a] = await memory.memories.save('a', undefined, { content: 'CI runs on GitHub Actions' });
+      const [b] = await memory.memories.save('a', undefined, { content: 'Our CI is GitHub Actions' });
+      const plan = {
+        target: 'memory' as const,
+        agentId: 'a',
+        reviewed: 2,
+        requests: 1,
+        merges: [{ ids: [a.id, b.id], content: 'CI runs on GitHub Actions.', reason: 'same fact' }],
+        deletions: [],
+        rejected: [],
+        skipped: [],
+        documentChunks: 0,
+        seen: { [a.id]: a.updatedAt, [b.id]: b.updatedAt },
+      };
+      const unseen = await applyConsolidationPlan(memory, plan as never);
+      assert.equal(unseen.pendingReview, 2);
+      const [proposal] = await memory.review.list();
+      assert.equal(proposal!.commit.by.kind, 'consolidation');
+      await memory.review.rejectAll();
+      const seen = await applyConsolidationPlan(memory, plan as never, { reviewed: true });
+      assert.equal(seen.pendingReview, 0);
+      assert.equal(await memory.memories.get(b.id), null);
+      const [merged] = await memory.history(a.id);
+      assert.deepEqual([merged!.commit.by.kind, merged!.commit.by.confirmed], ['consolidation', true]);
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
 describe('corrections', () => {
   it('a correction retires the memory it names: out of search and lists, history kept, undone by reinstate', async () => {
     const { memory, cleanup } = await openTemp();
@@ -286,7 +321,9 @@ describe('corrections', () => {
   it('saveOrUpdate matches a correction to the memory it most likely corrects, and supersedes it', async () => {
     const { memory, cleanup } = await openTemp();
     try {
-      const [wrong] = await memory.memories.save('a', undefined, { content: 'The staging database listens on port 5433' });
+      const [wrong] = await memory.memories.save('a', undefined, {
+        content: 'The staging database listens on port 5433',
+      });
       const [other] = await memory.memories.save('a', undefined, { content: 'Releases are cut on Thursdays' });
       const [fix, commit, outcome] = await memory.memories.saveOrUpdate('a', undefined, {
         content: 'Correction: the staging database listens on port 6543',

@@ -222,8 +222,10 @@ export async function planConsolidation(
 export async function applyConsolidationPlan(
   store: ConsolidationStore,
   plan: ConsolidationPlan,
+  options: { reviewed?: boolean } = {},
 ): Promise<ConsolidationReport> {
-  return asWriter('consolidation', () => writePlan(store, plan));
+  // A plan a person read before applying it is reviewed: its writes do not wait again.
+  return asWriter('consolidation', () => writePlan(store, plan), { confirmed: options.reviewed });
 }
 
 async function writePlan(store: ConsolidationStore, plan: ConsolidationPlan): Promise<ConsolidationReport> {

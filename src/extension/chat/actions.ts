@@ -58,7 +58,8 @@ export function registerChatActions(context: vscode.ExtensionContext, services: 
     }),
     vscode.commands.registerCommand(COMMANDS.applyConsolidationPlan, async (plan: ConsolidationPlan) => {
       try {
-        const report = await applyConsolidationPlan(await services.memory(), plan);
+        // The person read this plan in the chat and chose to apply it: that is the review.
+        const report = await applyConsolidationPlan(await services.memory(), plan, { reviewed: true });
         void vscode.window.showInformationMessage(
           vscode.l10n.t(
             'Consolidation applied: {0} merged, {1} deleted, {2} not applied.',

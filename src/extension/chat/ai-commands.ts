@@ -29,7 +29,13 @@ function reportMining(reply: Reply, report: MiningReport): void {
   if (created.length + updated.length === 0) {
     reply.markdown(vscode.l10n.t('Nothing new to save from this conversation.'));
   } else {
-    reply.markdown(vscode.l10n.t('**Saved from this conversation:**\n\n'));
+    reply.markdown(
+      report.pendingReview > 0
+        ? vscode.l10n.t(
+            '**Found in this conversation, waiting for your review** (Pending Review in the Memory view; nothing is used until you approve it):\n\n',
+          )
+        : vscode.l10n.t('**Saved from this conversation:**\n\n'),
+    );
     for (const item of [...created, ...updated]) {
       const verb = created.includes(item) ? vscode.l10n.t('new') : vscode.l10n.t('updated');
       reply.markdown(`- ${item.type} (${verb}) `);
@@ -70,6 +76,11 @@ export const mine: CommandHandler = async (context): Promise<CommandOutcome | vo
   });
   reportMining(reply, report);
   if (!report.created.length && !report.updated.length) return;
+  if (report.pendingReview > 0) {
+    // Held for review: approving or rejecting them there is the undo.
+    reply.button({ command: 'workspaceMemory.collections.focus', title: vscode.l10n.t('Review them') });
+    return;
+  }
   const saved: SavedEntities = {
     created: report.created.map(({ type, id }) => ({ type, id })),
     updated: report.updated.map(({ type, id, previousCommit }) => ({ type, id, previousCommit })),

@@ -68,7 +68,9 @@ export class AutoMiner implements vscode.Disposable {
       );
       if (saved > 0) {
         vscode.window.setStatusBarMessage(
-          vscode.l10n.t('$(lightbulb) Memory: saved {0} things learned in the chat', saved),
+          report.pendingReview > 0
+            ? vscode.l10n.t('$(lightbulb) Memory: {0} things learned in the chat wait for your review', saved)
+            : vscode.l10n.t('$(lightbulb) Memory: saved {0} things learned in the chat', saved),
           8000,
         );
       }

@@ -25,7 +25,10 @@ export type EntityArgument = CollectionNode | CommitNode | vscode.Uri | undefine
 
 /** The entity a command is about: from its argument, else the active editor's memory document. */
 export async function resolveEntity(services: Services, argument: EntityArgument): Promise<Entity | undefined> {
-  if (argument && 'kind' in argument && argument.kind === 'entity') return argument.entity;
+  // A row of Collections, or of Pending Review (the store's get leaves a write waiting for review out).
+  if (argument && 'kind' in argument && (argument.kind === 'entity' || argument.kind === 'pendingItem')) {
+    return argument.entity;
+  }
   const uri = argument instanceof vscode.Uri ? argument : vscode.window.activeTextEditor?.document.uri;
   const id =
     argument && 'kind' in argument && argument.kind === 'commit' ? argument.entityId : uri && parseEntityUri(uri)?.id;

@@ -33,6 +33,13 @@ export const COMMANDS = {
   showMore: 'workspaceMemory.showMore',
   undoChatSave: 'workspaceMemory.undoChatSave',
   applyConsolidationPlan: 'workspaceMemory.applyConsolidationPlan',
+  approve: 'workspaceMemory.approve',
+  reject: 'workspaceMemory.reject',
+  approveAll: 'workspaceMemory.approveAll',
+  rejectAll: 'workspaceMemory.rejectAll',
+  revertWrites: 'workspaceMemory.revertWrites',
+  reinstate: 'workspaceMemory.reinstate',
+  findSecrets: 'workspaceMemory.findSecrets',
 } as const;
 
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

@@ -7,7 +7,8 @@
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 
 import { MemoryError } from '../../core/errors';
-import type { Entity, EntityType, KnowledgeEntity, UpdateByType } from '../../core/types';
+import { describeProvenance } from '../../core/provenance';
+import type { CommitInfo, Entity, EntityType, KnowledgeEntity, UpdateByType } from '../../core/types';
 
 /** Which fields each type lets a user edit, besides `content`. Sessions are records, edited by nobody. */
 const EDITABLE: Record<EntityType, readonly string[]> = {
@@ -49,6 +50,56 @@ function describe(entity: Entity): string[] {
     const span = entity.startLine ? `:${entity.startLine}-${entity.endLine ?? entity.startLine}` : '';
     lines.push(`# from ${entity.source}${span}`);
   }
+  if (entity.type === 'memory' && entity.supersedes) lines.push(`# corrects ${entity.supersedes}`);
+  return lines;
+}
+
+/** What the header says of the version shown: who wrote it and, while it waits for review, what approving it does. */
+export interface VersionNote {
+  /** Who wrote the version's content: "by Copilot · memory_save". */
+  writtenBy: string;
+  /** Who approved it, when the approval did not change the content. */
+  approvedBy?: string;
+  /** The version waits for review; `proposes` when approving it updates or deletes another entity. */
+  pending?: { proposes?: CommitInfo['proposes'] };
+}
+
+/** Commits that change an entity's state (approved, retired, reinstated) and keep its content. */
+const STATE_OPS: readonly CommitInfo['op'][] = ['approve', 'supersede', 'reinstate'];
+
+/**
+ * The note for the version made by `commits[0]`, given its commits newest
+ * first: an approval (or a retirement) keeps the content, so the content's
+ * writer is the newest commit before those that made this object.
+ */
+export function versionNote(commits: readonly CommitInfo[]): VersionNote | undefined {
+  const head = commits[0];
+  if (!head) return undefined;
+  let written = 0;
+  while (
+    STATE_OPS.includes(commits[written]!.op) &&
+    commits[written + 1] !== undefined &&
+    commits[written + 1]!.object === commits[written]!.object
+  ) {
+    written++;
+  }
+  const writer = commits[written]!;
+  const note: VersionNote = { writtenBy: describeProvenance(writer.by, writer.author) };
+  const approval = commits.slice(0, written + 1).find((commit) => commit.op === 'approve');
+  if (approval && approval !== writer) note.approvedBy = describeProvenance(approval.by, approval.author);
+  if (head.review === 'pending') note.pending = head.proposes ? { proposes: head.proposes } : {};
+  return note;
+}
+
+/** The header's lines about the version's writer and, for the current version, its review. */
+function noteLines(note: VersionNote, oldVersion: boolean): string[] {
+  const lines = [`# written ${note.writtenBy}${note.approvedBy ? `, approved ${note.approvedBy}` : ''}`];
+  if (note.pending && !oldVersion) {
+    const proposes = note.pending.proposes;
+    lines.push(
+      `# Waiting for review${proposes ? `: approving it ${proposes.action === 'delete' ? 'deletes' : 'updates'} ${proposes.target}` : ''}.`,
+    );
+  }
   return lines;
 }
 
@@ -86,15 +137,20 @@ export function lineOfProblem(text: string, type: EntityType, message: string): 
   return 0;
 }
 
-/** The document a user sees for `entity`: the current version, or an old one (`oldVersion`), which is read-only. */
-export function renderEntity(entity: Entity, oldVersion = false): string {
+/**
+ * The document a user sees for `entity`: the current version, or an old one
+ * (`oldVersion`), which is read-only; `note` says who wrote it, and whether
+ * it waits for review.
+ */
+export function renderEntity(entity: Entity, oldVersion = false, note?: VersionNote): string {
   const fields: Record<string, unknown> = {};
   for (const key of EDITABLE[entity.type]) {
     const value = (entity as unknown as Record<string, unknown>)[key];
     if (value !== undefined) fields[key] = value;
   }
   const header = describe(entity);
-  header.push(`# ${editingNote(entity, oldVersion)}`);
+  if (note) header.push(...noteLines(note, oldVersion));
+  header.push(`# ${editingNote(entity, oldVersion, note)}`);
   const yaml = Object.entries(fields)
     .map(([key, value]) => yamlField(key, value))
     .join('\n');
@@ -102,9 +158,21 @@ export function renderEntity(entity: Entity, oldVersion = false): string {
   return ['---', ...header, ...(yaml ? [yaml] : []), '---', body].join('\n') + (body.endsWith('\n') ? '' : '\n');
 }
 
+/** Whether the document of a version is read-only: an old version, a session, a synced chunk, a proposed delete. */
+export function isReadOnly(entity: Entity, oldVersion: boolean, note?: VersionNote): boolean {
+  return (
+    oldVersion || !isEditable(entity.type) || isSyncedChunk(entity) || note?.pending?.proposes?.action === 'delete'
+  );
+}
+
 /** The header's last line: how this document can (or cannot) be changed. */
-function editingNote(entity: Entity, oldVersion: boolean): string {
+function editingNote(entity: Entity, oldVersion: boolean, note: VersionNote | undefined): string {
   if (oldVersion) return 'An old version, read-only: Restore This Version in the History view makes it current again.';
+  if (note?.pending) {
+    return isReadOnly(entity, oldVersion, note)
+      ? 'Read-only: Approve or Reject it in the Memory view.'
+      : 'Saving approves it with your edits; Approve or Reject in the Memory view take it as it is.';
+  }
   if (isSyncedChunk(entity))
     return 'Read-only: doc sync keeps this chunk in step with its file. Edit the file instead.';
   if (!isEditable(entity.type)) return 'Read-only: a session is the record of a conversation.';

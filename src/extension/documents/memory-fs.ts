@@ -4,8 +4,25 @@ import { isMemoryError } from '../../core/errors';
 import type { Entity } from '../../core/types';
 import type { Services } from '../services';
 import { collectionOf } from '../store/collections';
-import { isEditable, isSyncedChunk, lineOfProblem, parseEntityDocument, renderEntity } from './format';
+import {
+  isReadOnly,
+  isSyncedChunk,
+  lineOfProblem,
+  parseEntityDocument,
+  renderEntity,
+  type VersionNote,
+  versionNote,
+} from './format';
 import { type EntityLocation, parseEntityUri, SCHEME } from './uris';
+
+/** A document's entity, as of its version, with what its header says of who wrote it. */
+interface Loaded {
+  entity: Entity;
+  location: EntityLocation;
+  note: VersionNote | undefined;
+  /** When the version shown was made (an approval changes the document, not the entity's times). */
+  mtime: number;
+}
 
 /**
  * Serves entities as files: the live version is editable and saving it
@@ -48,27 +65,24 @@ class MemoryFileSystem implements vscode.FileSystemProvider {
   }
 
   async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
-    const { entity, location } = await this.load(uri);
-    const text = renderEntity(entity, Boolean(location.commit));
+    const { entity, location, note, mtime } = await this.load(uri);
+    const text = renderEntity(entity, Boolean(location.commit), note);
     return {
       type: vscode.FileType.File,
       ctime: Date.parse(entity.createdAt),
-      mtime: Date.parse(entity.updatedAt),
+      mtime,
       size: Buffer.byteLength(text),
-      permissions:
-        location.commit || !isEditable(entity.type) || isSyncedChunk(entity)
-          ? vscode.FilePermission.Readonly
-          : undefined,
+      permissions: isReadOnly(entity, Boolean(location.commit), note) ? vscode.FilePermission.Readonly : undefined,
     };
   }
 
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
-    const { entity, location } = await this.load(uri);
-    return Buffer.from(renderEntity(entity, Boolean(location.commit)), 'utf8');
+    const { entity, location, note } = await this.load(uri);
+    return Buffer.from(renderEntity(entity, Boolean(location.commit), note), 'utf8');
   }
 
   async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
-    const { entity, location } = await this.load(uri);
+    const { entity, location, note } = await this.load(uri);
     if (location.commit)
       throw vscode.FileSystemError.NoPermissions(
         vscode.l10n.t('Old versions are read-only; use Restore This Version.'),
@@ -80,10 +94,20 @@ class MemoryFileSystem implements vscode.FileSystemProvider {
           entity.source ?? '',
         ),
       );
+    if (note?.pending?.proposes?.action === 'delete')
+      throw vscode.FileSystemError.NoPermissions(
+        vscode.l10n.t(
+          'This proposes to delete {0}: Approve or Reject it in the Memory view.',
+          note.pending.proposes.target,
+        ),
+      );
     const text = Buffer.from(content).toString('utf8');
     try {
       const update = parseEntityDocument(text, entity);
-      if (update) await collectionOf(await this.services.memory(), entity.type).update(entity.id, update);
+      const memory = await this.services.memory();
+      // A write waiting for review is approved by saving it, with the reviewer's edits.
+      if (note?.pending) await memory.review.approve([entity.id], update ?? undefined);
+      else if (update) await collectionOf(memory, entity.type).update(entity.id, update);
       this.problems.delete(uri);
     } catch (error) {
       if (!isMemoryError(error)) throw error;
@@ -109,21 +133,44 @@ class MemoryFileSystem implements vscode.FileSystemProvider {
     void vscode.window.showErrorMessage(vscode.l10n.t('Not saved: {0}', reason));
   }
 
-  private async load(uri: vscode.Uri): Promise<{ entity: Entity; location: EntityLocation }> {
+  /**
+   * The entity of a document: the version its commit names, or the current
+   * one, which is the live entity or a write waiting for review (the store's
+   * `get` leaves those out; their history has them).
+   */
+  private async load(uri: vscode.Uri): Promise<Loaded> {
     const location = parseEntityUri(uri);
     if (!location) throw vscode.FileSystemError.FileNotFound(uri);
     const memory = await this.services.memory();
-    let entity: Entity | null | undefined;
+    let loaded: Omit<Loaded, 'location'> | undefined;
     try {
-      entity = location.commit
-        ? (await memory.worker.entityAt(location.id, location.commit))?.entity
-        : await memory.get(location.id);
+      if (location.commit) {
+        const version = await memory.worker.entityAt(location.id, location.commit);
+        if (version?.entity) {
+          loaded = {
+            entity: version.entity,
+            note: versionNote([version.commit]),
+            mtime: Date.parse(version.commit.time),
+          };
+        }
+      } else {
+        const [live, { commits, latest }] = await Promise.all([
+          memory.get(location.id),
+          memory.worker.historyOutline(location.id),
+        ]);
+        const note = versionNote(commits.map(({ commit }) => commit));
+        const entity = live ?? (note?.pending ? latest : null);
+        if (entity) {
+          const changed = commits[0] ? Date.parse(commits[0].commit.time) : 0;
+          loaded = { entity, note, mtime: Math.max(Date.parse(entity.updatedAt), changed) };
+        }
+      }
     } catch (error) {
       if (isMemoryError(error, 'INVALID_ID')) throw vscode.FileSystemError.FileNotFound(uri);
       throw error;
     }
-    if (!entity || entity.type !== location.type) throw vscode.FileSystemError.FileNotFound(uri);
-    return { entity, location };
+    if (!loaded || loaded.entity.type !== location.type) throw vscode.FileSystemError.FileNotFound(uri);
+    return { ...loaded, location };
   }
 
   readDirectory(): [string, vscode.FileType][] {

@@ -1,7 +1,10 @@
 import * as vscode from 'vscode';
 
+import { resolveReviewPolicy } from '../../core/trust/review-policy';
 import { SECTION } from '../config';
 import type { Services } from '../services';
+import { reviewPolicyOf } from '../trust/review-setting';
+import { secretPolicyOf } from '../trust/secret-setting';
 
 /**
  * The MCP server definition VS Code offers its agents (and lists under MCP
@@ -24,12 +27,16 @@ export function mcpServerDefinition(
     '--scoped-only',
   ];
   if (userId) args.push('--user', userId);
+  // The server's writes wait for review unless the workspace says MCP clients' need not.
+  const config = vscode.workspace.getConfiguration(SECTION);
+  const mcpMode = resolveReviewPolicy(reviewPolicyOf(config.get('review.agentWrites')).policy).mcp;
+  args.push('--review', mcpMode);
   // In the desktop app the runtime is Electron: this makes it behave as Node.
   return new vscode.McpStdioServerDefinition(
     vscode.l10n.t('Workspace Memory'),
     process.execPath,
     args,
-    { ELECTRON_RUN_AS_NODE: '1' },
+    { ELECTRON_RUN_AS_NODE: '1', WORKSPACE_MEMORY_SECRETS: secretPolicyOf(config.get('secrets')).policy },
     // A new version makes VS Code refresh the tools it cached from the previous one.
     String((context.extension.packageJSON as { version: string }).version),
   );
@@ -51,7 +58,7 @@ export function registerMcpServer(context: vscode.ExtensionContext, services: Se
     vscode.workspace.onDidChangeWorkspaceFolders(() => changed.fire()),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (
-        ['storePath', 'agentId', 'userId', 'mcp.offerInVsCode'].some((key) =>
+        ['storePath', 'agentId', 'userId', 'mcp.offerInVsCode', 'review.agentWrites', 'secrets'].some((key) =>
           event.affectsConfiguration(`${SECTION}.${key}`),
         )
       )

@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 
 import { MemoryError } from '../../core/errors';
 import type { Memory } from '../../core/memory';
-import type { Provenance } from '../../core/provenance';
+import { currentProvenance, type Provenance } from '../../core/provenance';
 import type { WorkerMethods } from './methods';
 import {
   type ChangeOrigin,
@@ -211,7 +211,9 @@ export class StoreClient {
       this.pending.set(id, { resolve: settle(resolve), reject: settle(reject), onProgress: options.onProgress });
       try {
         // Arguments are cloned; a function or a class instance among them is a caller's bug.
-        this.worker.postMessage({ kind: 'call', id, method, args, task, as } satisfies Request);
+        // Work run as another writer on this side (mining, consolidation: see asWriter) writes as it there too.
+        const writer = as ?? currentProvenance();
+        this.worker.postMessage({ kind: 'call', id, method, args, task, as: writer } satisfies Request);
       } catch (error) {
         this.pending.get(id)?.reject(error as Error);
       }

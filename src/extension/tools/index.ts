@@ -7,6 +7,7 @@ import type { Operation } from '../../core/operations/types';
 import { oneLine } from '../../core/text';
 import type { Entity, SkillInput } from '../../core/types';
 import type { Services } from '../services';
+import { Confirmations } from './confirmations';
 
 type ToolInput = Record<string, unknown>;
 
@@ -85,7 +86,11 @@ function confirmation(
   return { title: operation.title, message };
 }
 
-function tool(operation: Operation, services: Services): vscode.LanguageModelTool<ToolInput> {
+function tool(
+  operation: Operation,
+  services: Services,
+  confirmations: Confirmations,
+): vscode.LanguageModelTool<ToolInput> {
   return {
     async prepareInvocation(options) {
       const input = options.input ?? {};
@@ -97,12 +102,21 @@ function tool(operation: Operation, services: Services): vscode.LanguageModelToo
       const entity = await target(services, operation, input);
       // A memory_save that only adds changes nothing that exists: no need to ask.
       if (entity === undefined) return { invocationMessage };
+      confirmations.asked(operation.name, input);
       return { invocationMessage, confirmationMessages: confirmation(operation, input, entity) };
     },
     async invoke(options) {
+      const input = options.input ?? {};
       try {
-        const memory = await services.memory();
-        const result = await memory.worker.operation(operation.name, services.scope(), options.input ?? {});
+        // Written as Copilot through this tool. VS Code's API gives a tool neither the chat's model
+        // nor its conversation (only proposed APIs do), so those stay unrecorded.
+        const confirmed = confirmations.take(operation.name, input);
+        const memory = await services.memoryAs({
+          kind: 'copilot',
+          tool: operation.name,
+          ...(confirmed ? { confirmed } : {}),
+        });
+        const result = await memory.worker.operation(operation.name, services.scope(), input);
         return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(result.text)]);
       } catch (error) {
         services.log.warn(`Tool ${operation.name} failed: ${(error as Error).message}`);
@@ -120,7 +134,8 @@ function tool(operation: Operation, services: Services): vscode.LanguageModelToo
  * catalogue. The scope is the workspace's, never the model's choice.
  */
 export function registerTools(context: vscode.ExtensionContext, services: Services): void {
+  const confirmations = new Confirmations();
   for (const operation of operationsFor('tool')) {
-    context.subscriptions.push(vscode.lm.registerTool(operation.name, tool(operation, services)));
+    context.subscriptions.push(vscode.lm.registerTool(operation.name, tool(operation, services, confirmations)));
   }
 }

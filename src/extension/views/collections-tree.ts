@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 
 import type { CategorizedType } from '../../core/collections/groups';
+import { describeProvenance } from '../../core/provenance';
+import type { PendingItem } from '../../core/trust/review';
 import type { Page } from '../../core/types';
 import { type Entity, ENTITY_TYPES, type EntityType, SHARED_AGENT_ID } from '../../core/types';
 import { COMMANDS } from '../commands/ids';
@@ -8,15 +10,34 @@ import { isSyncedChunk } from '../documents/format';
 import { entityUri } from '../documents/uris';
 import type { Services } from '../services';
 import { COLLECTION_OF } from '../store/collections';
-import { chunkLabel, entityDescription, entityLabel, entityTooltip, scopeLabel, TYPE_INFO } from './labels';
+import { pendingCount, pendingItems } from '../trust/pending';
+import {
+  appendWarning,
+  chunkLabel,
+  entityDescription,
+  entityLabel,
+  entityTooltip,
+  INSTRUCTION_ICON,
+  instructionWarning,
+  scopeLabel,
+  TYPE_INFO,
+  writerLabel,
+} from './labels';
 
 /** Entities (or documents) listed per group before a "Show more" row. */
 const PAGE = 200;
 
 /** A group whose rows are paged: its "Show more" row names it by this key. */
-type Paged = Extract<CollectionNode, { kind: 'scope' | 'category' | 'user' | 'folder' | 'document' | 'loose' }>;
+type Paged = Extract<
+  CollectionNode,
+  { kind: 'pending' | 'scope' | 'category' | 'user' | 'folder' | 'document' | 'loose' }
+>;
 
 export type CollectionNode =
+  /** The writes waiting for review, at the top while there are any. */
+  | { kind: 'pending'; agentId: string; count: number }
+  /** One write waiting for review: what it would store, who wrote it, what it would change. */
+  | ({ kind: 'pendingItem' } & PendingItem)
   | { kind: 'type'; type: EntityType; count: number }
   | { kind: 'scope'; type: EntityType; agentId: string; count: number }
   /** Memories or skills of one category; `users` are the users it has items for (null: none). */
@@ -58,6 +79,8 @@ function chunksCount(n: number): string {
 /** The key a group's "Show more" row and its page size go by. */
 function groupKey(node: Paged): string {
   switch (node.kind) {
+    case 'pending':
+      return `pending/${node.agentId}`;
     case 'scope':
       return `scope/${node.type}/${node.agentId}`;
     case 'category':
@@ -73,15 +96,50 @@ function groupKey(node: Paged): string {
   }
 }
 
+/** What a write waiting for review would do, and who wrote it: "update of “…” · by Claude Desktop". */
+function pendingDescription(node: Extract<CollectionNode, { kind: 'pendingItem' }>): string {
+  const writer = writerLabel(node.commit.by, node.commit.author);
+  const proposes = node.commit.proposes;
+  if (!proposes) return `${TYPE_INFO[node.entity.type].singular} · ${writer}`;
+  const target = node.target ? `“${entityLabel(node.target)}”` : proposes.target;
+  const change =
+    proposes.action === 'delete' ? vscode.l10n.t('delete {0}', target) : vscode.l10n.t('update of {0}', target);
+  return `${change} · ${writer}`;
+}
+
+function pendingTooltip(node: Extract<CollectionNode, { kind: 'pendingItem' }>): vscode.MarkdownString {
+  const tooltip = entityTooltip(node.entity);
+  tooltip.appendMarkdown(`\n\n$(inbox) `);
+  tooltip.appendText(
+    vscode.l10n.t('Waiting for review: written {0}.', describeProvenance(node.commit.by, node.commit.author)),
+  );
+  const proposes = node.commit.proposes;
+  if (proposes) {
+    tooltip.appendMarkdown('\n\n');
+    const target = node.target ? `“${entityLabel(node.target)}” (${proposes.target})` : proposes.target;
+    tooltip.appendText(
+      node.target === null
+        ? vscode.l10n.t('It proposes to {0} {1}, which is no longer there: reject it.', proposes.action, target)
+        : proposes.action === 'delete'
+          ? vscode.l10n.t('Approving it deletes {0}.', target)
+          : vscode.l10n.t('Approving it updates {0} with this content.', target),
+    );
+  }
+  const warning = instructionWarning(node.entity.content);
+  if (warning) appendWarning(tooltip, warning);
+  return tooltip;
+}
+
 /**
- * Collections: type → scope (this agent, shared) → groups → entities, with
- * counts. Memories and skills group by category (and, where a category has
- * items for several users, by user); knowledge by folder, then document,
- * whose chunks come in order; sessions and profiles are listed newest
- * first. Every group is paged, and every group is read from the worker a
- * page at a time, so a scope of twenty thousand chunks never crosses the
- * thread whole. Refreshes whenever the store changes, in this window or in
- * another process.
+ * Collections: the writes waiting for review, if any, then type → scope
+ * (this agent, shared) → groups → entities, with counts. Memories and
+ * skills group by category (and, where a category has items for several
+ * users, by user); knowledge by folder, then document, whose chunks come
+ * in order; sessions and profiles are listed newest first. Every group is
+ * paged, and every group is read from the worker a page at a time, so a
+ * scope of twenty thousand chunks never crosses the thread whole.
+ * Refreshes whenever the store changes, in this window or in another
+ * process.
  */
 export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> {
   private readonly changed = new vscode.EventEmitter<CollectionNode | undefined>();
@@ -126,7 +184,13 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
 
   /** Tooltips are built when a row is hovered, not for every row of a big scope. */
   resolveTreeItem(item: vscode.TreeItem, node: CollectionNode): vscode.TreeItem {
-    if (node.kind === 'entity') item.tooltip = entityTooltip(node.entity);
+    if (node.kind === 'entity') {
+      const tooltip = entityTooltip(node.entity);
+      const warning = instructionWarning(node.entity.content);
+      if (warning) appendWarning(tooltip, warning);
+      item.tooltip = tooltip;
+    }
+    if (node.kind === 'pendingItem') item.tooltip = pendingTooltip(node);
     return item;
   }
 
@@ -160,10 +224,14 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
         count: counts[type].own + counts[type].shared,
       }));
       const total = types.reduce((sum, t) => sum + t.count, 0);
-      void vscode.commands.executeCommand('setContext', 'workspaceMemory.empty', total === 0);
-      return total === 0 ? [] : types;
+      const waiting = await pendingCount(memory, agentId);
+      void vscode.commands.executeCommand('setContext', 'workspaceMemory.empty', total === 0 && waiting === 0);
+      const rows: CollectionNode[] = total === 0 ? [] : types;
+      return waiting > 0 ? [{ kind: 'pending', agentId, count: waiting }, ...rows] : rows;
     }
     switch (node.kind) {
+      case 'pending':
+        return this.pending(memory, node);
       case 'scope':
         if (CATEGORIZED.includes(node.type)) return this.categories(worker, node.type as CategorizedType, node.agentId);
         if (node.type === 'knowledge') return this.folders(worker, node.agentId);
@@ -191,6 +259,19 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
       default:
         return [];
     }
+  }
+
+  /** The writes waiting for review, newest first, as many as the group shows now. */
+  private async pending(
+    memory: Awaited<ReturnType<Services['memory']>>,
+    node: Extract<CollectionNode, { kind: 'pending' }>,
+  ): Promise<CollectionNode[]> {
+    const key = groupKey(node);
+    const limit = this.shown.get(key) ?? PAGE;
+    const items = await pendingItems(memory, node.agentId);
+    const rows: CollectionNode[] = items.slice(0, limit).map((item) => ({ kind: 'pendingItem', ...item }));
+    if (items.length > limit) rows.push({ kind: 'more', key, shown: limit, total: items.length });
+    return rows;
   }
 
   private async categories(worker: Worker, type: CategorizedType, agentId: string): Promise<CollectionNode[]> {
@@ -264,6 +345,33 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
 
   getTreeItem(node: CollectionNode): vscode.TreeItem {
     switch (node.kind) {
+      case 'pending': {
+        const item = new vscode.TreeItem(vscode.l10n.t('Pending Review'), vscode.TreeItemCollapsibleState.Expanded);
+        item.id = groupKey(node);
+        item.description = String(node.count);
+        item.tooltip = vscode.l10n.t(
+          'Writes by agents that wait for your review. Search, recall and the agents leave them out until you approve them.',
+        );
+        item.iconPath = new vscode.ThemeIcon('inbox');
+        item.contextValue = 'group.pending';
+        return item;
+      }
+      case 'pendingItem': {
+        const { entity, commit } = node;
+        const item = new vscode.TreeItem(entityLabel(entity), vscode.TreeItemCollapsibleState.None);
+        item.id = `pending/${entity.id}`;
+        item.description = pendingDescription(node);
+        const icon = commit.proposes
+          ? commit.proposes.action === 'delete'
+            ? 'trash'
+            : 'edit'
+          : TYPE_INFO[entity.type].icon;
+        item.iconPath = instructionWarning(entity.content) ? INSTRUCTION_ICON : new vscode.ThemeIcon(icon);
+        item.contextValue = 'pending';
+        item.resourceUri = entityUri(entity);
+        item.command = { command: COMMANDS.open, title: vscode.l10n.t('Open'), arguments: [node] };
+        return item;
+      }
       case 'type': {
         const item = new vscode.TreeItem(TYPE_INFO[node.type].plural, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = `type/${node.type}`;
@@ -344,7 +452,9 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
         const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
         item.id = `entity/${entity.id}`;
         item.description = entityDescription(entity);
-        item.iconPath = new vscode.ThemeIcon(TYPE_INFO[entity.type].icon);
+        item.iconPath = instructionWarning(entity.content)
+          ? INSTRUCTION_ICON
+          : new vscode.ThemeIcon(TYPE_INFO[entity.type].icon);
         // A synced chunk is read-only (edit its file): its own context value leaves Edit out of its menus.
         item.contextValue = isSyncedChunk(entity) ? 'entity.knowledge.synced' : `entity.${entity.type}`;
         item.resourceUri = entityUri(entity);

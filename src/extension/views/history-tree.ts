@@ -1,9 +1,17 @@
 import * as vscode from 'vscode';
 
+import { describeProvenance } from '../../core/provenance';
 import type { CommitInfo, EntityType } from '../../core/types';
 import { COMMANDS } from '../commands/ids';
 import type { Services } from '../services';
 import { entityLabel, relativeTime, TYPE_INFO } from './labels';
+
+/** An entity a commit links to (the one it proposes to change, corrects or was retired by). */
+export interface RelatedEntity {
+  label: string;
+  /** It is retired by a correction now: Reinstate can bring it back. */
+  superseded: boolean;
+}
 
 export interface CommitNode {
   kind: 'commit';
@@ -23,6 +31,32 @@ export interface CommitNode {
   hasVersion: boolean;
   /** The entity's name, from its latest version. */
   label: string;
+  /** The entities the history's commits link to, by id (absent: never stored here). */
+  related: Record<string, RelatedEntity>;
+}
+
+/** The ids a commit links to: what it proposes to change, what it corrects, what retired it. */
+function linksOf(commit: CommitInfo): string[] {
+  return [commit.proposes?.target, commit.supersedes, commit.supersededBy].filter((id) => id !== undefined);
+}
+
+/** What the tooltip says of a commit's review and corrections, one line each. */
+function reviewLines(node: CommitNode): string[] {
+  const { commit, related } = node;
+  const name = (id: string) => (related[id] ? `“${related[id].label}” (${id})` : id);
+  const lines: string[] = [];
+  if (commit.review === 'pending') lines.push(vscode.l10n.t('Queued for review.'));
+  if (commit.review === 'rejected') lines.push(vscode.l10n.t('Rejected in review.'));
+  if (commit.proposes) {
+    lines.push(
+      commit.proposes.action === 'delete'
+        ? vscode.l10n.t('Proposes to delete {0}.', name(commit.proposes.target))
+        : vscode.l10n.t('Proposes to update {0}.', name(commit.proposes.target)),
+    );
+  }
+  if (commit.supersedes) lines.push(vscode.l10n.t('Corrects {0}, which it retired.', name(commit.supersedes)));
+  if (commit.supersededBy) lines.push(vscode.l10n.t('Superseded by {0}.', name(commit.supersededBy)));
+  return lines;
 }
 
 const OP_ICON: Record<CommitInfo['op'], string> = {
@@ -87,6 +121,7 @@ export class HistoryTree implements vscode.TreeDataProvider<CommitNode> {
         this.view.message = undefined;
       }
       const live = commits[0]?.hasVersion ?? false;
+      const related = await this.related(commits.flatMap(({ commit }) => linksOf(commit)));
       return commits.map(({ commit, hasVersion }, index) => ({
         kind: 'commit',
         entityId: target.id,
@@ -97,6 +132,7 @@ export class HistoryTree implements vscode.TreeDataProvider<CommitNode> {
         live,
         hasVersion,
         label,
+        related,
       }));
     } catch (error) {
       // Said in the view and logged: a pop-up would come back with every refresh while the store is down.
@@ -106,16 +142,33 @@ export class HistoryTree implements vscode.TreeDataProvider<CommitNode> {
     }
   }
 
+  /** The name of each linked entity, and whether it is retired now; one not in this store is left out. */
+  private async related(ids: string[]): Promise<Record<string, RelatedEntity>> {
+    const related: Record<string, RelatedEntity> = {};
+    for (const id of new Set(ids)) {
+      const { commits, latest } = await this.services.use((memory) => memory.worker.historyOutline(id));
+      if (!latest) continue;
+      related[id] = { label: entityLabel(latest), superseded: commits[0]?.commit.op === 'supersede' };
+    }
+    return related;
+  }
+
   getTreeItem(node: CommitNode): vscode.TreeItem {
     const { commit } = node;
+    const writer = describeProvenance(commit.by, commit.author);
     const item = new vscode.TreeItem(commit.message || commit.op, vscode.TreeItemCollapsibleState.None);
     item.id = `commit/${commit.hash}`;
-    item.description = `${relativeTime(commit.time)} · ${commit.author}${node.head ? ` · ${vscode.l10n.t('current')}` : ''}`;
+    item.description = `${relativeTime(commit.time)} · ${writer}${node.head ? ` · ${vscode.l10n.t('current')}` : ''}`;
     item.iconPath = new vscode.ThemeIcon(OP_ICON[commit.op] ?? 'git-commit');
     const tooltip = new vscode.MarkdownString(undefined, true);
-    tooltip.appendMarkdown(
-      `$(${TYPE_INFO[node.entityType].icon}) **${commit.op}** ${vscode.l10n.t('by {0}', commit.author)}\n\n`,
-    );
+    tooltip.appendMarkdown(`$(${TYPE_INFO[node.entityType].icon}) **${commit.op}** `);
+    // What a writer calls itself (an MCP client's name) is its own word: shown as text, never as Markdown.
+    tooltip.appendText(writer);
+    tooltip.appendMarkdown('\n\n');
+    for (const line of reviewLines(node)) {
+      tooltip.appendText(line);
+      tooltip.appendMarkdown('\n\n');
+    }
     tooltip.appendMarkdown(`${new Date(commit.time).toLocaleString()}\n\n`);
     tooltip.appendMarkdown(`${vscode.l10n.t('commit')} \`${commit.hash.slice(0, 12)}\``);
     if (commit.object) tooltip.appendMarkdown(` · ${vscode.l10n.t('object')} \`${commit.object.slice(0, 12)}\``);
@@ -124,6 +177,10 @@ export class HistoryTree implements vscode.TreeDataProvider<CommitNode> {
     const flags = ['commit'];
     if (node.previous && node.hasVersion) flags.push('hasParent');
     if (!node.head && node.hasVersion && node.live) flags.push('restorable');
+    // A retirement still in effect, or a correction of a memory that is still retired, can be undone.
+    const retired =
+      commit.op === 'supersede' ? node.head : Boolean(commit.supersedes && node.related[commit.supersedes]?.superseded);
+    if (retired) flags.push('reinstatable');
     item.contextValue = flags.join('.');
     if (node.hasVersion) {
       item.command = {

@@ -4,6 +4,7 @@ import { COMMANDS } from '../commands/ids';
 import { parseEntityUri } from '../documents/uris';
 import type { Services } from '../services';
 import { throttled } from '../throttled';
+import { pendingCount } from '../trust/pending';
 import { ChatModelAvailability } from './chat-model';
 import { collectionsMessage } from './collections-message';
 import { type CollectionNode, CollectionsTree } from './collections-tree';
@@ -52,7 +53,32 @@ export function registerViews(context: vscode.ExtensionContext, services: Servic
     });
   };
   explain();
-  const refresh = throttled(REFRESH_DELAY_MS, () => collections.refresh());
+  // The badge (on the Memory icon too) counts the writes waiting for review, also while the view is closed.
+  const countPending = async () => {
+    try {
+      const count = await pendingCount(await services.memory(), services.scope().agentId);
+      collectionsView.badge =
+        count > 0
+          ? {
+              value: count,
+              tooltip:
+                count === 1
+                  ? vscode.l10n.t('1 write waits for your review')
+                  : vscode.l10n.t('{0} writes wait for your review', count),
+            }
+          : undefined;
+      await vscode.commands.executeCommand('setContext', 'workspaceMemory.pendingReview', count > 0);
+    } catch (error) {
+      // The view says the store is unavailable; the badge just goes.
+      collectionsView.badge = undefined;
+      services.log.warn(`Counting the writes waiting for review: ${(error as Error).message}`);
+    }
+  };
+  void countPending();
+  const refresh = throttled(REFRESH_DELAY_MS, () => {
+    collections.refresh();
+    void countPending();
+  });
   context.subscriptions.push(
     collectionsView,
     historyView,
@@ -64,7 +90,7 @@ export function registerViews(context: vscode.ExtensionContext, services: Servic
     ),
     collectionsView.onDidChangeSelection(({ selection }) => {
       const node = selection[0];
-      if (node?.kind === 'entity') history.show(node.entity);
+      if (node?.kind === 'entity' || node?.kind === 'pendingItem') history.show(node.entity);
     }),
     vscode.window.onDidChangeActiveTextEditor((editor) => {
       const location = editor && parseEntityUri(editor.document.uri);

@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 
+import { type CommitProvenance, describeProvenance } from '../../core/provenance';
+import { looksLikeInstruction } from '../../core/trust/instructions';
 import { type Entity, type EntityType, SHARED_AGENT_ID } from '../../core/types';
 
 /** How each type looks in the views. */
@@ -60,6 +62,39 @@ export function entityTooltip(entity: Entity): vscode.MarkdownString {
   tooltip.appendMarkdown(`\n\n---\n${vscode.l10n.t('Updated {0}', new Date(entity.updatedAt).toLocaleString())}`);
   return tooltip;
 }
+
+/** Who wrote, without how: "by Claude Desktop 0.9.1", "by Copilot", "by ana". */
+export function writerLabel(by: CommitProvenance, author: string): string {
+  const { model: _model, tool: _tool, conversation: _conversation, conversationTitle: _title, ...who } = by;
+  return describeProvenance(who, author);
+}
+
+/**
+ * What a row says of text that reads like instructions to an AI ("ignore
+ * previous instructions…") rather than notes about the project, quoting the
+ * phrase (plain text: the phrase may hold Markdown); undefined for ordinary text.
+ */
+export function instructionWarning(text: string): string | undefined {
+  const phrase = looksLikeInstruction(text);
+  return phrase === undefined
+    ? undefined
+    : vscode.l10n.t(
+        'Reads like instructions to an AI (“{0}”): check it before an agent relies on it.',
+        phrase.length > 80 ? `${phrase.slice(0, 79)}…` : phrase,
+      );
+}
+
+/** Appends a warning line (plain text) to a row's tooltip. */
+export function appendWarning(tooltip: vscode.MarkdownString, warning: string): void {
+  tooltip.appendMarkdown('\n\n$(warning) ');
+  tooltip.appendText(warning);
+}
+
+/** The icon of a row whose text reads like instructions to an AI. */
+export const INSTRUCTION_ICON = new vscode.ThemeIcon(
+  'warning',
+  new vscode.ThemeColor('problemsWarningIcon.foreground'),
+);
 
 export function scopeLabel(agentId: string): string {
   return agentId === SHARED_AGENT_ID ? vscode.l10n.t('Shared') : vscode.l10n.t('Agent {0}', agentId);

@@ -9,6 +9,7 @@ import { OpenAiCompatibleChat } from '../../core/ai/provider';
 import { MemoryError } from '../../core/errors';
 import { Memory } from '../../core/memory';
 import type { OperationScope } from '../../core/operations';
+import type { SecretPolicy } from '../../core/secrets/guard';
 import { CONTENT_LIMIT, IMPORT_LIMIT, type ReadLimit, sizeOf } from './files';
 import { endProgress, printError, printProgress } from './output';
 
@@ -71,6 +72,16 @@ export function withScopeOptions(command: Command): Command {
 }
 
 /**
+ * The secret policy from WORKSPACE_MEMORY_SECRETS (redact, block or allow);
+ * unset or empty keeps the default, redact. Anything else is refused when the
+ * store opens, with the three names.
+ */
+export function secretPolicyFromEnvironment(): SecretPolicy | undefined {
+  const value = process.env.WORKSPACE_MEMORY_SECRETS?.trim();
+  return value ? (value as SecretPolicy) : undefined;
+}
+
+/**
  * Opens the store for one command and always closes it. Commands other than
  * `init` refuse to create a store by accident in a mistyped folder.
  */
@@ -88,6 +99,7 @@ export async function withMemory<T>(
   const memory = await Memory.open({
     dir: options.dir,
     writer: { kind: 'cli' },
+    secrets: secretPolicyFromEnvironment(),
     // Only `init` may turn an empty store file into a new store; any other command says it is empty.
     init: create,
     embedder: embedderFromEnvironment(),

@@ -67,6 +67,17 @@ describe('language model tools', () => {
     assert.equal(await (await services.memory()).memories.get(memoryId), null);
   });
 
+  it('records each write as Copilot’s, through its tool, and one the person confirmed as confirmed', async () => {
+    const { services } = await extensionApi();
+    const memory = await services.memory();
+    const id = idIn(await invoke('memory_save', { content: 'The harbour office opens at 07:30' }), 'memory');
+    const [saved] = await memory.history(id);
+    assert.deepEqual(saved!.commit.by, { kind: 'copilot', tool: 'memory_save' });
+    await invokeApproved('memory_update', { id, content: 'The harbour office opens at 08:00' });
+    const [updated] = await memory.history(id);
+    assert.deepEqual(updated!.commit.by, { kind: 'copilot', tool: 'memory_update', confirmed: true });
+  });
+
   it('a bad argument reaches the caller as an error it can act on', async () => {
     await assert.rejects(invoke('memory_history', { id: 'memory-doesnotexist' }), /NOT_FOUND/);
   });

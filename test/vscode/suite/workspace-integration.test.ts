@@ -54,7 +54,7 @@ describe('editor and workspace commands', () => {
 });
 
 describe('MCP server definition', () => {
-  it('starts the workspace store over MCP; its writes reach the views', async () => {
+  it('starts the workspace store over MCP; its writes reach the views, for review', async () => {
     const { mcpServer, services, views } = await extensionApi();
     const definition = mcpServer();
     assert.ok(definition.args.includes(services.storeDir()), definition.args.join(' '));
@@ -78,7 +78,15 @@ describe('MCP server definition', () => {
     } finally {
       await client.close();
     }
-    await waitFor('the view to show the MCP write', async () => {
+    // An MCP client's write waits for review (see review.test.ts), under its client's name.
+    const row = await waitFor('the view to show the MCP write under Pending Review', async () => {
+      const group = (await views.collections.getChildren()).find((node) => node.kind === 'pending');
+      const rows = group ? await views.collections.getChildren(group) : [];
+      return rows.find((node) => node.kind === 'pendingItem' && node.entity.content === 'Saved by an MCP client');
+    });
+    assert.match(String(views.collections.getTreeItem(row).description), /by integration-test 1\.0\.0$/);
+    await vscode.commands.executeCommand('workspaceMemory.approve', row);
+    await waitFor('the view to show the approved MCP write', async () => {
       const shown = await entitiesShownIn(views, 'memory');
       return shown.some((entity) => entity.content === 'Saved by an MCP client');
     });
