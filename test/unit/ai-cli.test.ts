@@ -97,6 +97,8 @@ describe('cli: mine and consolidate', () => {
     assert.equal(await withStore((memory) => memory.get(report.created[0]!.id)), null);
     const [pending] = await withStore((memory) => memory.review.list());
     assert.equal(pending!.commit.by.kind, 'mining');
+    // The session is marked mined all the same: what it held waits for review, not the mining.
+    assert.equal((await withStore((memory) => memory.sessions.get(id)))?.mined, true);
     await withStore((memory) => memory.review.approveAll());
     assert.equal(
       (await withStore((memory) => memory.get(report.created[0]!.id)))?.content,

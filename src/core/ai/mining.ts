@@ -311,7 +311,9 @@ async function writePlan(store: MiningStore, plan: MiningPlan): Promise<MiningRe
   }
   if (!failed) {
     await attempt('session', '', async () => {
-      await store.sessions.markMined(plan.sessionId);
+      // Bookkeeping, not content: marking the session mined never waits for review (what it
+      // found does), or a session whose findings wait would be mined again and again.
+      await asWriter('mining', () => store.sessions.markMined(plan.sessionId), { confirmed: true });
       report.markedMined = true;
     });
   }

@@ -76,16 +76,14 @@ export const mine: CommandHandler = async (context): Promise<CommandOutcome | vo
   });
   reportMining(reply, report);
   if (!report.created.length && !report.updated.length) return;
-  if (report.pendingReview > 0) {
-    // Held for review: approving or rejecting them there is the undo.
-    reply.button({ command: 'workspaceMemory.collections.focus', title: vscode.l10n.t('Review them') });
-    return;
-  }
   const saved: SavedEntities = {
     created: report.created.map(({ type, id }) => ({ type, id })),
     updated: report.updated.map(({ type, id, previousCommit }) => ({ type, id, previousCommit })),
   };
-  reply.button({ command: COMMANDS.undoChatSave, title: vscode.l10n.t('Undo'), arguments: [saved] });
+  // Held for review, rejecting them there is the undo; saved outright, Undo puts things back.
+  if (report.pendingReview > 0) {
+    reply.button({ command: 'workspaceMemory.collections.focus', title: vscode.l10n.t('Review them') });
+  } else reply.button({ command: COMMANDS.undoChatSave, title: vscode.l10n.t('Undo'), arguments: [saved] });
   return { saved };
 };
 

@@ -131,11 +131,18 @@ describe('@memory chat participant', function () {
     await sendChat('@memory I prefer short answers with commands to copy');
   });
 
-  it('/mine extracts memories and profile facts from this conversation, with undo', async () => {
+  it('/mine extracts memories and profile facts from this conversation; they wait for review', async () => {
     const { metadata } = await sendChat('@memory /mine');
     assert.ok(metadata?.saved, JSON.stringify(metadata));
     const { memory } = await store();
-    const created = await Promise.all(metadata.saved.created.map(({ id }) => memory.get(id)));
+    const ids = metadata.saved.created.map(({ id }) => id);
+    // Mining's writes wait for a person: not served until approved, written by mining.
+    assert.deepEqual(await Promise.all(ids.map((id) => memory.get(id))), ids.map(() => null));
+    const pending = (await memory.review.list()).filter((item) => ids.includes(item.entity.id));
+    assert.equal(pending.length, ids.length);
+    assert.ok(pending.every((item) => item.commit.by.kind === 'mining'));
+    await memory.review.approve(ids);
+    const created = await Promise.all(ids.map((id) => memory.get(id)));
     const contents = created.map((entity) => entity?.content ?? '');
     assert.ok(contents.includes('The nightly job rebuilds the search index at 02:00'), JSON.stringify(contents));
     const mined = created.find((entity) => entity?.content.startsWith('The nightly job')) as MemoryEntity;
@@ -144,9 +151,6 @@ describe('@memory chat participant', function () {
     assert.equal(profiles.length, 1, 'the preference went to the profile');
     assert.match((await memory.get(profiles[0]!.id))?.content ?? '', /I prefer short answers/);
     assert.equal((await session(metadata)).mined, true);
-
-    await vscode.commands.executeCommand(COMMANDS.undoChatSave, metadata.saved);
-    assert.equal(await memory.memories.get(mined.id), null);
   });
 
   /** Runs `work` in a new conversation with auto-mining on after `delaySeconds`, then turns it off again. */
@@ -166,12 +170,14 @@ describe('@memory chat participant', function () {
   it('mines a quiet conversation by itself when auto-mining is on', async () => {
     await withAutoMining(1, async () => {
       const { metadata } = await sendChat('@memory I prefer dark themes in every editor');
-      const { memory, scope } = await store();
-      await waitFor('the auto-mined profile fact', async () => {
-        const profile = await memory.profiles.getByUser(scope.agentId, scope.userId);
-        return /I prefer dark themes/.test(profile?.content ?? '');
-      });
+      const { memory } = await store();
+      // Waiting for review, as everything mining writes by default.
+      const item = await waitFor('the auto-mined profile fact', async () =>
+        (await memory.review.list()).find((pending) => /I prefer dark themes/.test(pending.entity.content)),
+      );
+      assert.equal(item.commit.by.kind, 'mining');
       assert.equal((await session(metadata!)).mined, true);
+      await memory.review.reject([item.entity.id]);
     });
   });
 
