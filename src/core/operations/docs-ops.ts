@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
+import { quoteEntity } from '../trust/framing';
 import { limit, query } from './fields';
-import { clip } from './render';
+import { counted, quotedResult, storedText } from './render';
 import { ADMIN_SURFACES, defineOperation, EVERY_SURFACE } from './types';
 
 export const docsSearch = defineOperation({
@@ -22,13 +23,11 @@ export const docsSearch = defineOperation({
       score,
       content: entity.content,
     }));
-    const text = results.length
-      ? results
-          .map((r) => {
-            const heading = r.headingPath.length ? ` — ${r.headingPath.join(' › ')}` : '';
-            return `${r.citation}${heading} (id: ${r.id})\n${clip(r.content, 600)}`;
-          })
-          .join('\n\n')
+    const text = chunks.length
+      ? storedText(
+          `${counted(chunks.length, 'document passage', 'document passages')} for "${args.query}"; cite each by the path:line it is from:`,
+          chunks.map(({ entity, score }) => quotedResult(entity, score, 600)),
+        )
       : `No workspace documents match "${args.query}".`;
     return { text, data: { results } };
   },
@@ -53,10 +52,14 @@ export const ragQuery = defineOperation({
       citation,
       score,
     }));
-    return {
-      text: context || `The workspace documents have nothing on "${args.query}".`,
-      data: { context, sources },
-    };
+    // Numbered like `context`, but each passage quoted under its source line: the text is what a model reads.
+    const text = chunks.length
+      ? storedText(
+          `${counted(chunks.length, 'document passage', 'document passages')} for "${args.query}", numbered for citing:`,
+          chunks.map(({ entity }, index) => quoteEntity(entity, { lead: `[${index + 1}]` })),
+        )
+      : `The workspace documents have nothing on "${args.query}".`;
+    return { text, data: { context, sources } };
   },
 });
 

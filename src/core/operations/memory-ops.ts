@@ -4,7 +4,7 @@ import { MemoryError } from '../errors';
 import { recallText } from '../recall/recall';
 import { MEMORY_CATEGORIES, type MemoryEntity } from '../types';
 import { content, entityId, limit, query, tags } from './fields';
-import { entityBullet, historyLine } from './render';
+import { counted, historyLine, quotedResult, storedText } from './render';
 import { inScope, notInScope, requireMemoryInScope } from './scope';
 import { defineOperation, EVERY_SURFACE } from './types';
 
@@ -57,7 +57,10 @@ export const memorySearch = defineOperation({
   async run({ store, scope }, args) {
     const results = await store.memories.search(scope.agentId, scope.userId, args.query, args.limit);
     const text = results.length
-      ? `${results.length} memories for "${args.query}":\n${results.map((r) => entityBullet(r.entity, r.score)).join('\n')}`
+      ? storedText(
+          `${counted(results.length, 'memory', 'memories')} for "${args.query}":`,
+          results.map((r) => quotedResult(r.entity, r.score)),
+        )
       : `No memories match "${args.query}".`;
     return { text, data: { results } };
   },
@@ -142,7 +145,7 @@ export const memoryHistory = defineOperation({
     const owner = history.find((entry) => entry.entity)?.entity;
     if (!owner || !inScope(owner, scope)) throw notInScope(id);
     return {
-      text: `History of memory ${id}, newest first:\n${history.map(historyLine).join('\n')}`,
+      text: storedText(`History of memory ${id}, newest first:`, [history.map(historyLine).join('\n')]),
       data: { id, history },
     };
   },

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 
+import { quoteEntity } from '../trust/framing';
 import { content } from './fields';
+import { storedText } from './render';
 import { requireUser } from './scope';
 import { defineOperation, EVERY_SURFACE } from './types';
 
@@ -19,8 +21,14 @@ export const profileGet = defineOperation({
     if (!profile) {
       return { text: `No profile for user ${user} yet; profile_update creates one.`, data: { profile: null } };
     }
-    const metadata = Object.keys(profile.metadata).length ? `\nMetadata: ${JSON.stringify(profile.metadata)}` : '';
-    return { text: `Profile of ${user} (id: ${profile.id}):\n${profile.content.trim()}${metadata}`, data: { profile } };
+    // The metadata is stored text too, so it goes inside the quote, after the profile.
+    const metadata = Object.keys(profile.metadata).length ? `\n\nMetadata: ${JSON.stringify(profile.metadata)}` : '';
+    return {
+      text: storedText(`Profile of ${user}:`, [
+        quoteEntity(profile, { shown: `${profile.content.trim()}${metadata}` }),
+      ]),
+      data: { profile },
+    };
   },
 });
 

@@ -1,32 +1,47 @@
+import {
+  INSTRUCTION_WARNING,
+  isFlagged,
+  provenanceText,
+  quoteEntity,
+  quoteInline,
+  STORED_DATA_NOTICE,
+} from '../trust/framing';
 import type { Entity, HistoryEntry } from '../types';
 
-/** How entities read in an operation's text: one line of facts, then the content. */
+/**
+ * How read results read in an operation's text: a line saying what was
+ * found, the notice that stored text is data (once), then each entity quoted
+ * under its source line (see trust/framing). Write results stay one line.
+ */
 
 const MAX_SHOWN = 1500;
 
 /** Long content is cut for the text only; `data` always has the whole entity. */
-export function clip(text: string, max = MAX_SHOWN): string {
+function clip(text: string, max = MAX_SHOWN): string {
   const trimmed = text.trim();
   return trimmed.length > max ? `${trimmed.slice(0, max - 1)}…` : trimmed;
 }
 
-export function entityFacts(entity: Entity): string {
-  const facts: string[] = [`id: ${entity.id}`];
-  if ('category' in entity) facts.push(entity.category);
-  if (entity.type === 'skill' && entity.status !== 'active') facts.push(entity.status);
-  if ('tags' in entity && entity.tags.length) facts.push(`tags: ${entity.tags.join(', ')}`);
-  facts.push(`updated ${entity.updatedAt}`);
-  return facts.join('; ');
+/** An entity of a listing: its source line (with the score), then its content, clipped, quoted. */
+export function quotedResult(entity: Entity, score?: number, max = MAX_SHOWN): string {
+  return quoteEntity(entity, { score, shown: clip(entity.content, max) });
 }
 
-/** A Markdown bullet: content first (what the model reads), the facts after, continuation lines indented. */
-export function entityBullet(entity: Entity, score?: number): string {
-  const scored = score === undefined ? '' : `; score ${score.toFixed(2)}`;
-  return `- ${clip(entity.content).replace(/\n/g, '\n  ')}\n  (${entityFacts(entity)}${scored})`;
+/** "1 memory", "2 memories". */
+export function counted(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
 }
 
+/** A read result: what was found, the notice, then the quoted items, apart by blank lines. */
+export function storedText(summary: string, quoted: readonly string[]): string {
+  return [summary, STORED_DATA_NOTICE, ...quoted].join('\n\n');
+}
+
+/** One version of an entity: when, how and by whom, and what it said, quoted on one line. */
 export function historyLine(entry: HistoryEntry): string {
   const { commit, entity } = entry;
-  const head = `${commit.time} ${commit.op} (commit ${commit.hash.slice(0, 12)})`;
-  return entity ? `${head}: ${clip(entity.content, 300).replace(/\s+/g, ' ')}` : `${head}: deleted`;
+  const head = `${commit.time} ${commit.op} ${provenanceText(commit.by)} (commit ${commit.hash.slice(0, 12)})`;
+  if (!entity) return `${head}: deleted`;
+  const warning = isFlagged(entity, { provenance: commit.by }) ? ` ${INSTRUCTION_WARNING}` : '';
+  return `${head}: ${quoteInline(entity.content, 300)}${warning}`;
 }

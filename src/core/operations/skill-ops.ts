@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 import { SKILL_CATEGORIES, SKILL_STATUSES } from '../types';
 import { content, limit, query, tags } from './fields';
-import { entityBullet } from './render';
+import { counted, quotedResult, storedText } from './render';
 import { defineOperation, EVERY_SURFACE } from './types';
 
 export const skillSave = defineOperation({
@@ -50,7 +50,10 @@ export const skillSearch = defineOperation({
   async run({ store, scope }, args) {
     const results = await store.skills.search(scope.agentId, args.query, args.limit, { includeShared: true });
     const text = results.length
-      ? `${results.length} skills for "${args.query}":\n${results.map((r) => entityBullet(r.entity, r.score)).join('\n')}`
+      ? storedText(
+          `${counted(results.length, 'skill', 'skills')} for "${args.query}":`,
+          results.map((r) => quotedResult(r.entity, r.score)),
+        )
       : `No skills match "${args.query}".`;
     return { text, data: { results } };
   },

@@ -1,5 +1,6 @@
 import { MemoryError } from '../errors';
 import type { SearchResult } from '../search/searcher';
+import { type ItemProvenance, quoteEntity, STORED_DATA_NOTICE } from '../trust/framing';
 import type { KnowledgeEntity, MemoryEntity, ProfileEntity, SkillEntity } from '../types';
 import { assertId, assertOptionalId } from '../validation';
 
@@ -25,13 +26,19 @@ export interface RecallItem {
   collection: RecallCollection;
   entity: MemoryEntity | SkillEntity | KnowledgeEntity;
   score: number;
+  /** Who wrote the item, when the source knows: shown on its source line and counted in the budget. */
+  provenance?: ItemProvenance;
 }
 
 export interface RecallResult {
   /** What made it into the context, best first. */
   items: RecallItem[];
   profile: ProfileEntity | null;
-  /** Markdown ready for a prompt: the profile, then a section per collection. */
+  /**
+   * Markdown ready for a prompt: a notice that what follows is stored data,
+   * not instructions, then the profile and a section per collection, each
+   * item quoted under a line naming its source. Empty when nothing fitted.
+   */
   formatted: string;
   chars: number;
   /** Estimated as characters / 4 (rounded up). */
@@ -61,6 +68,11 @@ export interface RecallSource {
     includeShared: boolean,
   ): Promise<SearchResult<KnowledgeEntity>[]>;
   profile(agentId: string, userId: string): Promise<ProfileEntity | null>;
+  /**
+   * Who wrote each of these entities, for the sources that know: shown on
+   * each item's source line. Without it, items carry no provenance.
+   */
+  provenance?(ids: readonly string[]): Promise<ReadonlyMap<string, ItemProvenance>>;
   /** Records that these entities were given to a model. */
   markRecalled(ids: readonly string[]): Promise<void>;
 }
@@ -69,20 +81,11 @@ const HEADINGS: Record<RecallCollection, string> = { memories: 'Memories', skill
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
 
 function renderItem(item: RecallItem): string {
-  const { entity } = item;
-  const content = entity.content.trim();
-  const details: string[] = [];
-  if (entity.type === 'memory') details.push(entity.category);
-  if (entity.type === 'skill') details.push(entity.category, ...(entity.status === 'active' ? [] : [entity.status]));
-  if (entity.type === 'knowledge' && entity.source) details.push(`source: ${entity.source}`);
-  if (entity.tags.length) details.push(`tags: ${entity.tags.join(', ')}`);
-  details.push(`id: ${entity.id}`);
-  // Multi-line content stays inside its bullet by indenting continuation lines.
-  return `- ${content.replace(/\n/g, '\n  ')}\n  _(${details.join('; ')})_`;
+  return quoteEntity(item.entity, { provenance: item.provenance });
 }
 
 function renderProfile(profile: ProfileEntity): string {
-  return `## Profile\n\n${profile.content.trim()}`;
+  return `## Profile\n\n${quoteEntity(profile)}`;
 }
 
 /**
@@ -123,19 +126,31 @@ export async function recall(
       ? source.searchKnowledge(agentId, query, maxItems, options.includeSharedKnowledge ?? true)
       : [],
   ]);
-  const ranked: RecallItem[] = [
+  const candidates: RecallItem[] = [
     ...pools[0].map((r) => ({ collection: 'memories' as const, entity: r.entity, score: r.score })),
     ...pools[1].map((r) => ({ collection: 'skills' as const, entity: r.entity, score: r.score })),
     ...pools[2].map((r) => ({ collection: 'knowledge' as const, entity: r.entity, score: r.score })),
   ].sort((a, b) => b.score - a.score);
+  // Before packing: an item's provenance is part of what it costs.
+  const written =
+    source.provenance && candidates.length
+      ? await source.provenance(candidates.map((item) => item.entity.id))
+      : undefined;
+  const ranked = candidates.map((item) => {
+    const provenance = written?.get(item.entity.id);
+    return provenance ? { ...item, provenance } : item;
+  });
 
+  // Exactly what each part adds to `formatted`: the first one brings the notice, the others a blank line.
   let used = 0;
+  const joint = () => (used === 0 ? STORED_DATA_NOTICE.length + 2 : 2);
   let profile: ProfileEntity | null = null;
   if ((options.includeProfile ?? true) && userId !== undefined) {
     const found = await source.profile(agentId, userId);
-    if (found && renderProfile(found).length <= maxChars) {
+    const cost = found ? joint() + renderProfile(found).length : Infinity;
+    if (found && cost <= maxChars) {
       profile = found;
-      used = renderProfile(found).length;
+      used = cost;
     }
   }
   const chosen: RecallItem[] = [];
@@ -143,8 +158,8 @@ export async function recall(
   let leftOut = 0;
   for (const item of ranked) {
     if (chosen.length >= maxItems) break;
-    const heading = opened.has(item.collection) ? 0 : `## ${HEADINGS[item.collection]}\n\n`.length + 2;
-    const cost = renderItem(item).length + 1 + heading;
+    const before = opened.has(item.collection) ? 2 : joint() + `## ${HEADINGS[item.collection]}\n\n`.length;
+    const cost = before + renderItem(item).length;
     if (used + cost > maxChars) {
       leftOut++;
       continue;
@@ -157,9 +172,9 @@ export async function recall(
   const sections: string[] = profile ? [renderProfile(profile)] : [];
   for (const name of RECALL_COLLECTIONS) {
     const items = chosen.filter((item) => item.collection === name);
-    if (items.length) sections.push(`## ${HEADINGS[name]}\n\n${items.map(renderItem).join('\n')}`);
+    if (items.length) sections.push(`## ${HEADINGS[name]}\n\n${items.map(renderItem).join('\n\n')}`);
   }
-  const formatted = sections.join('\n\n');
+  const formatted = sections.length ? [STORED_DATA_NOTICE, ...sections].join('\n\n') : '';
   if (chosen.length) await source.markRecalled(chosen.map((item) => item.entity.id));
   return { items: chosen, profile, formatted, chars: formatted.length, tokens: estimateTokens(formatted), leftOut };
 }
