@@ -325,6 +325,7 @@ export class Memory {
           this.knowledge.search(agent, text, limit, { includeShared }),
         profile: async (agent, user) =>
           (await this.profiles.getByUser(agent, user)) ?? (await this.profiles.getSharedByUser(user)),
+        provenance: async (ids) => this.store.headProvenance(ids),
         markRecalled: async (ids) => this.recordAccess(ids),
       },
       agentId,

@@ -311,7 +311,11 @@ describe('rag', () => {
     await memory.rag.sync(docs, 'a');
     const plain = await memory.rag.query('a', 'how do I deploy to kubernetes?');
     assert.equal(plain.chunks[0]?.citation, 'setup.md:8');
-    assert.match(plain.context, /^\[1\] setup\.md:8 — Setup › Deploy/);
+    // For a model: the notice, then each chunk quoted under its number and place.
+    assert.match(
+      plain.context,
+      /^Stored notes from Workspace Memory.*\n\n\[1\] knowledge `[^`]+` · from `setup\.md:8` under `Setup › Deploy`/,
+    );
     assert.equal(plain.answer, undefined);
     const seen: ChatMessage[][] = [];
     const ai: AiProvider = {

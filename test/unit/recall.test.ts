@@ -13,6 +13,8 @@ const HEADINGS = ['## Profile', '## Memories', '## Skills', '## Knowledge'];
 const sourceOf = (entity: Entity) => `${entity.type} \`${entity.id}\``;
 /** How the source line gives the time an entity was written. */
 const writtenOf = (entity: Entity) => `written ${entity.updatedAt.slice(0, 16)}Z`;
+/** The source line's end for what the test store (author `test`) wrote: when, and who. */
+const madeBy = (entity: Entity) => `${writtenOf(entity)} · by user \`test\``;
 
 /** Checks what every recall result must satisfy, whatever the query and options. */
 function assertWellFormed(result: RecallResult): void {
@@ -351,7 +353,7 @@ describe('recall', () => {
       assertWellFormed(result);
       assert.ok(
         result.formatted.includes(
-          `${sourceOf(skill)} · procedure · ${writtenOf(skill)}\n\`\`\`text\n${content}\n\`\`\``,
+          `${sourceOf(skill)} · procedure · ${madeBy(skill)}\n\`\`\`text\n${content}\n\`\`\``,
         ),
         result.formatted,
       );
@@ -410,12 +412,12 @@ describe('recall', () => {
       const expected = [
         STORED_DATA_NOTICE,
         `## Profile\n\n${sourceOf(p)} · of user \`u\` · ${writtenOf(p)}\n\`\`\`text\nName: Ada\n\`\`\``,
-        `## Memories\n\n${sourceOf(m)} · decision · tags \`history\` · ${writtenOf(m)}\n` +
+        `## Memories\n\n${sourceOf(m)} · decision · tags \`history\` · ${madeBy(m)}\n` +
           '```text\nwe used grafana once before switching tools entirely\n```',
-        `## Skills\n\n${sourceOf(s)} · workflow · draft · ${writtenOf(s)}\n` +
+        `## Skills\n\n${sourceOf(s)} · workflow · draft · ${madeBy(s)}\n` +
           '```text\nsilence grafana alerts during deploys\n```',
         `## Knowledge\n\n${sourceOf(k)} · from \`docs/grafana.md:3\` under \`Monitoring › Alerts\` · ` +
-          `tags \`grafana\`, \`alerts\` · ${writtenOf(k)}\n\`\`\`text\ngrafana dashboards for grafana alerts\n\`\`\``,
+          `tags \`grafana\`, \`alerts\` · ${madeBy(k)}\n\`\`\`text\ngrafana dashboards for grafana alerts\n\`\`\``,
       ].join('\n\n');
       assert.equal(result.formatted, expected);
       assert.equal(result.chars, expected.length);
@@ -460,10 +462,10 @@ describe('recall', () => {
       // The flagged memory says so above its quote; the plain one does not.
       assert.ok(
         result.formatted.includes(
-          `${sourceOf(evil)} · fact · tags \`deploy\` · ${writtenOf(evil)}\n${INSTRUCTION_WARNING}\n`,
+          `${sourceOf(evil)} · fact · tags \`deploy\` · ${madeBy(evil)}\n${INSTRUCTION_WARNING}\n`,
         ),
       );
-      assert.ok(result.formatted.includes(`${sourceOf(plain)} · fact · ${writtenOf(plain)}\n\`\`\`text\n`));
+      assert.ok(result.formatted.includes(`${sourceOf(plain)} · fact · ${madeBy(plain)}\n\`\`\`text\n`));
       assert.equal(result.formatted.split(INSTRUCTION_WARNING).length, 2);
     });
 

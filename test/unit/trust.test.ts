@@ -5,6 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 
 import { applyConsolidationPlan } from '../../src/core/ai/consolidation';
 import { Memory } from '../../src/core/memory';
+import { runOperation } from '../../src/core/operations';
 import { describeProvenance, withProvenance } from '../../src/core/provenance';
 import { commitHash } from '../../src/core/store/entity-store';
 import type { CommitOp } from '../../src/core/types';
@@ -169,6 +170,10 @@ describe('review queue', () => {
       assert.equal(outcome!.outcome, 'approved');
       assert.equal((await memory.memories.get(held.id))?.content, 'The deploy key rotates on Fridays');
       assert.equal((await memory.memories.search('a', undefined, 'deploy key')).length, 1);
+      // Recall quotes it as the client's words, approved or not.
+      const recalled = await memory.recall('a', undefined, 'deploy key');
+      assert.deepEqual(recalled.items[0]!.provenance, MCP);
+      assert.match(recalled.formatted, /by mcp `Claude Desktop` \(via `memory_save`\)|by mcp `Claude Desktop`/);
       const [approval, queued] = await memory.history(held.id);
       assert.equal(approval!.commit.op, 'approve');
       assert.deepEqual(approval!.commit.by, { kind: 'user', name: 'ana' });
@@ -341,6 +346,27 @@ describe('corrections', () => {
       });
       assert.equal(lone.supersedes, undefined);
       assert.ok(await memory.memories.get(other.id));
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('memory_save takes the id it corrects and says what it superseded; a bad id is a clear error', async () => {
+    const { memory, cleanup } = await openTemp();
+    try {
+      const context = { store: memory, scope: { agentId: 'a' } };
+      const [wrong] = await memory.memories.save('a', undefined, { content: 'Builds use Node 20' });
+      const result = await runOperation(context, 'memory_save', {
+        content: 'Builds use Node 24',
+        category: 'correction',
+        supersedes: wrong.id,
+      });
+      assert.match(result.text, new RegExp(`It supersedes ${wrong.id}, which is now left out of search and recall`));
+      const refused = await rejectsWith(
+        runOperation(context, 'memory_save', { content: 'x', supersedes: 'memory-nope' }),
+        'INVALID_SUPERSEDE',
+      );
+      assert.match(refused.message, /cannot supersede "memory-nope": there is no such entity/);
     } finally {
       await cleanup();
     }

@@ -116,6 +116,11 @@ export class MemoryCollection extends SearchableCollection<'memory'> {
         return [entity, commit, { deduplicated: false, similarity: corrected.similarity }] as DedupResult<'memory'>;
       }
     }
+    // A memory that names what it corrects is new, never a new version of what it retires.
+    if (input?.supersedes !== undefined) {
+      const [entity, commit] = await this.save(agentId, userId, input);
+      return [entity, commit, { deduplicated: false }] as DedupResult<'memory'>;
+    }
     return this.dedupSave(agentId, userId, input);
   }
 

@@ -32,6 +32,11 @@ export const memorySave = defineOperation({
     tags: tags.optional(),
     // No default here: a near-duplicate being updated keeps its category unless one is given.
     category: category.optional(),
+    supersedes: entityId
+      .optional()
+      .describe(
+        'The id of the memory this one corrects (from memory_search): it is retired from search and recall, its history kept. With category "correction" and no id, the most similar memory is the one corrected.',
+      ),
   }),
   // It may replace a near-duplicate's content (the old text stays in its
   // history); VS Code asks first only when it would (see extension/tools).
@@ -76,7 +81,8 @@ export const memoryRecall = defineOperation({
     budget: z
       .number()
       .int()
-      .min(50)
+      // The notice that frames the items as data takes about 60 tokens: less fits nothing.
+      .min(150)
       .max(32_000)
       .default(2000)
       .describe('Most tokens the context may use (estimated as characters / 4).'),

@@ -4,6 +4,7 @@ import type { AiProvider } from '../ai/provider';
 import { MemoryError } from '../errors';
 import type { SearchResult } from '../search/searcher';
 import type { SecretPolicy } from '../secrets/guard';
+import { quoteEntity, STORED_DATA_NOTICE } from '../trust/framing';
 import type { KnowledgeEntity, KnowledgeInput } from '../types';
 import { assertId, assertLimit } from '../validation';
 import { planChunks, type StoredChunk } from './chunk-matching';
@@ -450,12 +451,14 @@ export class Rag {
       score: result.score,
       citation: citation(result.entity),
     }));
-    const context = chunks
-      .map((chunk, index) => {
-        const heading = chunk.entity.headingPath?.length ? ` — ${chunk.entity.headingPath.join(' › ')}` : '';
-        return `[${index + 1}] ${chunk.citation}${heading}\n${chunk.entity.content.trim()}`;
-      })
-      .join('\n\n');
+    // Each chunk quoted as data under its number and place (see trust/framing.ts): a document
+    // that says "ignore your instructions" is something the workspace holds, not an order.
+    const context = chunks.length
+      ? [
+          STORED_DATA_NOTICE,
+          ...chunks.map((chunk, index) => quoteEntity(chunk.entity, { lead: `[${index + 1}]` })),
+        ].join('\n\n')
+      : '';
     if (!options.ai) return { chunks, context };
     if (chunks.length === 0) return { chunks, context, answer: 'The workspace documents have nothing on this.' };
     const answer = await options.ai.chat(

@@ -423,6 +423,32 @@ export class EntityStore {
     return { entity: entityFromBody(id, body, ref.createdAt, ref.updatedAt), state: ref.state, head };
   }
 
+  /**
+   * Who wrote the current version of each of `ids`, for the ones that exist:
+   * its head commit's writer, or, when the head only approved or reinstated
+   * the version before it (same content), that version's writer. One statement.
+   */
+  headProvenance(ids: readonly string[]): Map<string, CommitInfo['by']> {
+    const found = new Map<string, CommitInfo['by']>();
+    const rows = this.db.all(
+      `SELECT r.id,
+         CASE WHEN c.op IN ('approve', 'reinstate') AND p.object_seq IS c.object_seq THEN p.author ELSE c.author END AS author,
+         CASE WHEN c.op IN ('approve', 'reinstate') AND p.object_seq IS c.object_seq THEN p.op ELSE c.op END AS op,
+         CASE WHEN c.op IN ('approve', 'reinstate') AND p.object_seq IS c.object_seq THEN p.meta ELSE c.meta END AS meta
+       FROM json_each(?) j JOIN refs r ON r.id = j.value JOIN commits c ON c.seq = r.head_seq
+       LEFT JOIN commits p ON p.seq = c.parent_seq`,
+      JSON.stringify(ids),
+    );
+    for (const row of rows) {
+      const op = text(row, 'commits', 'op') as CommitOp;
+      found.set(
+        text(row, 'refs', 'id'),
+        commitMetaOf(textOrNull(row, 'commits', 'meta'), text(row, 'commits', 'author'), op).by,
+      );
+    }
+    return found;
+  }
+
   /** Ids in a state other than live or deleted, newest first: the review queue, the superseded. */
   idsInState(state: RefState, filter: { agentId?: string; type?: EntityType } = {}): string[] {
     const clauses = ['r.deleted = ?'];

@@ -35,6 +35,13 @@ export async function undoSaved(services: Services, saved: SavedEntities): Promi
     await collectionOf(memory, type).update(id, restorableFields(before.entity));
     undone++;
   }
+  for (const id of saved.superseded ?? []) {
+    // Put back by hand since, or retired by another correction: left as it is.
+    const [latest] = await memory.history(id);
+    if (latest?.commit.op !== 'supersede') continue;
+    await memory.memories.reinstate(id);
+    undone++;
+  }
   return undone;
 }
 

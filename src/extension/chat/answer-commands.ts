@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 
 import type { ChatMessage } from '../../core/ai/provider';
 import type { RecallItem } from '../../core/recall/recall';
+import { quoteEntity, STORED_DATA_NOTICE } from '../../core/trust/framing';
 import { LanguageModelProvider } from '../ai/lm-provider';
 import { recallBudget } from '../config';
 import { type CommandContext, type CommandHandler, missingPrompt } from './command';
@@ -22,11 +23,9 @@ const ASK_INSTRUCTIONS =
 const RECALL_INSTRUCTIONS =
   "You are Workspace Memory, the user's long-term memory for this workspace. Answer from the memory context given (the user's profile, saved memories, skills and document knowledge); cite the ids or paths you used, like [memory-abc123] or [docs/setup.md:14]. If the memory holds nothing relevant, say so and suggest saving the answer with /remember once it is known.";
 
-/** A source line as the model sees it: its number, where it lives, its content. */
+/** A source as the model sees it: its number and where it lives, then its content quoted as data (see trust/framing.ts). */
 function sourceLine(index: number, item: RecallItem): string {
-  const { entity } = item;
-  const where = entity.type === 'knowledge' && entity.source ? `${entity.source}:${entity.startLine ?? 1}` : entity.id;
-  return `[${index}] ${where} (${entity.type})\n${entity.content.trim()}`;
+  return quoteEntity(item.entity, { lead: `[${index}]`, provenance: item.provenance });
 }
 
 /** The conversation so far, cut to its last turns, as model messages. */
@@ -76,7 +75,7 @@ export const ask: CommandHandler = async (context) => {
   await streamAnswer(context, [
     { role: 'system', content: ASK_INSTRUCTIONS },
     ...earlierTurns(context),
-    { role: 'user', content: `Sources:\n\n${numbered}\n\nQuestion: ${request.prompt}` },
+    { role: 'user', content: `Sources:\n\n${STORED_DATA_NOTICE}\n\n${numbered}\n\nQuestion: ${request.prompt}` },
   ]);
 };
 

@@ -32,6 +32,8 @@ export interface ChatMetadata {
 export interface SavedEntities {
   created: { type: 'memory' | 'skill' | 'profile'; id: string }[];
   updated: { type: 'memory' | 'skill' | 'profile'; id: string; previousCommit: string | null }[];
+  /** Memories a saved correction retired: Undo reinstates them. */
+  superseded?: string[];
 }
 
 function metadataOf(turn: vscode.ChatRequestTurn | vscode.ChatResponseTurn): Partial<ChatMetadata> | undefined {

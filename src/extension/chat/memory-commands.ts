@@ -14,13 +14,22 @@ import { escape } from './reply';
 /** How many candidates /forget and /history offer when the prompt is a search. */
 const CANDIDATES = 5;
 
+/** How a /remember prompt says it corrects something already remembered. */
+const CORRECTION = /^(?:correction|correct(?:ed|ing)?|actually)\s*[:,-]\s*/i;
+
 /** /remember <text>: saves the text as a memory (or updates its near-duplicate), with an undo button. */
 export const remember: CommandHandler = async (context): Promise<CommandOutcome | void> => {
   if (missingPrompt(context, vscode.l10n.t('Tell me what to remember, e.g. `/remember We deploy on Fridays`.'))) return;
   const { services, reply, request } = context;
   reply.progress(vscode.l10n.t('Saving…'));
   const memory = await services.memory();
-  const result = await memory.worker.operation('memory_save', services.scope(), { content: request.prompt.trim() });
+  const prompt = request.prompt.trim();
+  // "/remember Correction: …" retires the memory it corrects instead of sitting beside it.
+  const correction = CORRECTION.exec(prompt);
+  const input = correction
+    ? { content: prompt.slice(correction[0].length).trim() || prompt, category: 'correction' }
+    : { content: prompt };
+  const result = await memory.worker.operation('memory_save', services.scope(), input);
   const { entity, commit, deduplicated } = result.data as {
     entity: MemoryEntity;
     commit: CommitInfo;
@@ -29,12 +38,23 @@ export const remember: CommandHandler = async (context): Promise<CommandOutcome 
   const saved: SavedEntities = deduplicated
     ? { created: [], updated: [{ type: 'memory', id: entity.id, previousCommit: commit.parent }] }
     : { created: [{ type: 'memory', id: entity.id }], updated: [] };
+  if (commit.supersedes) saved.superseded = [commit.supersedes];
   reply.markdown(
     deduplicated
       ? vscode.l10n.t('Updated memory `{0}`: it said nearly the same, so it now holds your wording. ', entity.id)
       : vscode.l10n.t('Remembered as memory `{0}` ({1}). ', entity.id, entity.category),
   );
   reply.anchor(entity, vscode.l10n.t('Open it'));
+  if (commit.supersedes) {
+    const retired = await memory.worker.historyOutline(commit.supersedes);
+    reply.markdown(
+      vscode.l10n.t(
+        '\n\nIt corrects memory `{0}` (“{1}”), which is now left out of search and recall; Undo puts it back.',
+        commit.supersedes,
+        escape(oneLine(retired.latest?.content ?? '', 80)),
+      ),
+    );
+  }
   reply.markdown('\n\n');
   reply.reference(entity);
   reply.button({ command: COMMANDS.undoChatSave, title: vscode.l10n.t('Undo'), arguments: [saved] });

@@ -83,6 +83,16 @@ function withAgent(command: Command): Command {
   return withStoreOptions(command).addOption(agentOption());
 }
 
+/** Each chunk whole under its number, place and heading: for people (a model gets result.context, framed as data). */
+function fullChunks(result: RagQueryResult): string {
+  return result.chunks
+    .map(({ entity, citation }, index) => {
+      const heading = entity.headingPath?.length ? ` — ${entity.headingPath.join(' › ')}` : '';
+      return inline(`[${index + 1}] ${citation}${heading}`) + `\n${entity.content.trim()}`;
+    })
+    .join('\n\n');
+}
+
 export function registerRagCommands(program: Command): void {
   const rag = program.command('rag').description('documents as searchable knowledge: ingest, sync, query, status');
 
@@ -150,7 +160,7 @@ export function registerRagCommands(program: Command): void {
       if (options.json) return printJson(result);
       if (result.answer) print(`${result.answer}\n\n---\n`);
       if (result.chunks.length === 0) return print('no matching documents');
-      print(options.full ? result.context : snippets(result, question));
+      print(options.full ? fullChunks(result) : snippets(result, question));
     });
 
   withAgent(rag.command('status'))

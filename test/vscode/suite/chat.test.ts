@@ -75,6 +75,28 @@ describe('@memory chat participant', function () {
     assert.equal((await session(metadata!)).messages?.length, 6);
   });
 
+  it('/remember Correction: retires the memory it corrects, and Undo puts it back', async () => {
+    // A conversation of its own, so the turn counts of the others stay as they are.
+    await vscode.commands.executeCommand('workbench.action.chat.newChat');
+    const first = await sendChat('@memory /remember The harbour crane is serviced every March');
+    const wrongId = first.metadata!.saved!.created[0]!.id;
+    const { metadata } = await sendChat('@memory /remember Correction: the harbour crane is serviced every April');
+    assert.ok(metadata?.saved, JSON.stringify(metadata));
+    assert.deepEqual(metadata.saved.superseded, [wrongId]);
+    const { memory } = await store();
+    const fix = await memory.memories.get(metadata.saved.created[0]!.id);
+    assert.deepEqual(
+      [fix?.content, fix?.category, fix?.supersedes],
+      ['the harbour crane is serviced every April', 'correction', wrongId],
+    );
+    assert.equal(await memory.memories.get(wrongId), null, 'retired by the correction');
+    assert.match(await lastReply(metadata), new RegExp(`It corrects memory \`${wrongId}\``));
+    const undone = await vscode.commands.executeCommand<number>(COMMANDS.undoChatSave, metadata.saved);
+    assert.equal(undone, 2);
+    assert.equal((await memory.memories.get(wrongId))?.content, 'The harbour crane is serviced every March');
+    await memory.memories.delete(wrongId);
+  });
+
   it('/forget asks first and deletes nothing until the button is clicked', async () => {
     const { metadata: saved } = await sendChat('@memory /remember The old staging host was harbor-old');
     const id = saved!.saved!.created[0]!.id;
@@ -137,7 +159,10 @@ describe('@memory chat participant', function () {
     const { memory } = await store();
     const ids = metadata.saved.created.map(({ id }) => id);
     // Mining's writes wait for a person: not served until approved, written by mining.
-    assert.deepEqual(await Promise.all(ids.map((id) => memory.get(id))), ids.map(() => null));
+    assert.deepEqual(
+      await Promise.all(ids.map((id) => memory.get(id))),
+      ids.map(() => null),
+    );
     const pending = (await memory.review.list()).filter((item) => ids.includes(item.entity.id));
     assert.equal(pending.length, ids.length);
     assert.ok(pending.every((item) => item.commit.by.kind === 'mining'));
