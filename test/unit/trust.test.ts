@@ -315,8 +315,14 @@ describe('corrections', () => {
       assert.equal((await memory.history(fix.id))[0]!.commit.supersedes, wrong.id);
       assert.equal((await memory.verify()).valid, true);
 
+      const retiredList = await memory.memories.superseded('a');
+      assert.deepEqual(
+        retiredList.map((item) => [item.entity.id, item.supersededBy]),
+        [[wrong.id, fix.id]],
+      );
       await memory.memories.reinstate(wrong.id);
       assert.ok(await memory.memories.get(wrong.id));
+      assert.deepEqual(await memory.memories.superseded('a'), []);
       await rejectsWith(memory.memories.reinstate(wrong.id), 'NOT_FOUND');
     } finally {
       await cleanup();

@@ -331,6 +331,20 @@ export class Collection<T extends EntityType> {
     return commit;
   }
 
+  /**
+   * The entities of an agent that corrections retired, newest first, each
+   * with the id of the one that superseded it: for the views, which show
+   * them apart (search, recall and lists leave them out).
+   */
+  async superseded(agentId: string): Promise<{ entity: EntityByType[T]; supersededBy: string }[]> {
+    const agent = assertId(agentId, 'agent id');
+    return this.ctx.store.idsInState(REF_STATE.superseded, { agentId: agent, type: this.type }).flatMap((id) => {
+      const found = this.ctx.store.getAny(id);
+      if (!found?.head.supersededBy) return [];
+      return [{ entity: found.entity as EntityByType[T], supersededBy: found.head.supersededBy }];
+    });
+  }
+
   async delete(id: string): Promise<CommitInfo> {
     const [commit] = await this.deleteMany([id], { single: true });
     return commit as CommitInfo;

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 
 import { mineSession } from '../../core/ai/mining';
+import { withProvenance } from '../../core/provenance';
 import { selectLanguageModel } from '../ai/lm-provider';
 import { SECTION, wholeSetting } from '../config';
 import type { Services } from '../services';
@@ -58,10 +59,12 @@ export class AutoMiner implements vscode.Disposable {
       if (turns === undefined || this.minedAt.get(sessionId) === turns) return;
       this.minedAt.set(sessionId, turns);
       const ai = await selectLanguageModel(model);
-      const report = await mineSession(await this.services.memory(), ai, sessionId, {
-        force: true,
-        signal: this.stopped.signal,
-      });
+      // Recorded as mining with the model, in the session it mined (see asWriter in core).
+      const writer = { kind: 'mining', model: model.id, tool: 'auto-mining', conversation: sessionId } as const;
+      const memory = await this.services.memory();
+      const report = await withProvenance(writer, () =>
+        mineSession(memory, ai, sessionId, { force: true, signal: this.stopped.signal }),
+      );
       const saved = report.created.length + report.updated.length;
       this.services.log.info(
         `Auto-mined session ${sessionId}: ${report.created.length} new, ${report.updated.length} updated`,

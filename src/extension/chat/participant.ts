@@ -7,6 +7,8 @@
 import * as vscode from 'vscode';
 
 import { isMemoryError } from '../../core/errors';
+import { type Provenance, withProvenance } from '../../core/provenance';
+import { oneLine } from '../../core/text';
 import { COMMANDS } from '../commands/ids';
 import type { Services } from '../services';
 import { registerChatActions } from './actions';
@@ -86,7 +88,10 @@ async function handle(
   try {
     const handler = request.command ? SLASH_COMMANDS[request.command] : answerFromRecall;
     if (handler) {
-      const outcome = await handler({ services, request, chat, reply, signal: controller.signal, conversation, log });
+      // Every write this turn makes records the chat's model, the command and the conversation.
+      const outcome = await withProvenance(turnWriter(services, request, chat, conversation.conversationId), () =>
+        handler({ services, request, chat, reply, signal: controller.signal, conversation, log }),
+      );
       Object.assign(metadata, outcome ?? {});
     } else {
       reply.markdown(vscode.l10n.t('There is no /{0} command. Type `/` to see what @memory can do.', request.command!));
@@ -114,6 +119,25 @@ async function handle(
     );
   }
   return { metadata };
+}
+
+/** Who writes in an @memory turn: the person, through the chat's model and this command, in this conversation. */
+function turnWriter(
+  services: Services,
+  request: vscode.ChatRequest,
+  chat: vscode.ChatContext,
+  conversationId: string,
+): Provenance {
+  const first = chat.history.find((turn) => turn instanceof vscode.ChatRequestTurn);
+  const opening = first instanceof vscode.ChatRequestTurn ? first.prompt : request.prompt;
+  return {
+    kind: 'user',
+    name: services.scope().userId,
+    model: request.model.id,
+    tool: `@memory ${request.command ? `/${request.command}` : 'ask'}`,
+    conversation: conversationId,
+    conversationTitle: oneLine(opening, 60),
+  };
 }
 
 /** Suggests the natural next step after each kind of reply. */

@@ -49,6 +49,13 @@ describe('@memory chat participant', function () {
     const { memory } = await store();
     const saved = await memory.memories.get(created.id);
     assert.equal(saved?.content, 'The billing job runs at 03:00 marina time');
+    // Written by the person, through this chat's model and command, in this conversation.
+    const { commit } = (await memory.history(created.id))[0]!;
+    const model = await fakeModel();
+    assert.deepEqual(
+      [commit.by.kind, commit.by.model, commit.by.tool, commit.by.conversation],
+      ['user', model.modelId, '@memory /remember', metadata.conversationId],
+    );
 
     const stored = await session(metadata);
     assert.equal(stored.conversationId, metadata.conversationId);
