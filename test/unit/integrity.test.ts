@@ -6,7 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 
 import { Memory } from '../../src/core/memory';
 import type { ExportData } from '../../src/core/portable';
-import { commitHash } from '../../src/core/store/entity-store';
+import { commitHash } from '../../src/core/store/commits';
 import { canonicalJson, sha256 } from '../../src/core/store/hashing';
 import { FakeClock, openTemp, rejectsWith } from './helpers';
 

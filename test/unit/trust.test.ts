@@ -7,7 +7,7 @@ import { applyConsolidationPlan } from '../../src/core/ai/consolidation';
 import { Memory } from '../../src/core/memory';
 import { runOperation } from '../../src/core/operations';
 import { describeProvenance, withProvenance } from '../../src/core/provenance';
-import { commitHash } from '../../src/core/store/entity-store';
+import { commitHash } from '../../src/core/store/commits';
 import type { CommitOp } from '../../src/core/types';
 import { FakeClock, openTemp, rejectsWith, tempDir } from './helpers';
 

@@ -4,8 +4,9 @@ import type { EventBus } from '../events';
 import type { MiddlewarePipeline } from '../middleware';
 import type { Embeddings } from '../search/hybrid';
 import type { Searcher, SearchOptions, SearchResult, SearchScope } from '../search/searcher';
+import { REF_STATE } from '../store/commits';
 import type { CommitLinks, EntityStore, VersionBody } from '../store/entity-store';
-import { bodyOf, entityFromBody, REF_STATE } from '../store/entity-store';
+import { bodyOf, entityFromBody } from '../store/entity-store';
 import { canonicalJson } from '../store/hashing';
 import type {
   CommitInfo,

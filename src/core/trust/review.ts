@@ -1,7 +1,8 @@
 import { MemoryError } from '../errors';
 import type { EventBus } from '../events';
+import { REF_STATE } from '../store/commits';
 import type { EntityStore, RefRow } from '../store/entity-store';
-import { bodyOf, REF_STATE } from '../store/entity-store';
+import { bodyOf } from '../store/entity-store';
 import type { CommitInfo, Entity, EntityType } from '../types';
 import { ENTITY_TYPES } from '../types';
 import { assertId, isArray, validateInput } from '../validation';

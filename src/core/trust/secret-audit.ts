@@ -1,8 +1,8 @@
 import { MemoryError } from '../errors';
 import type { EventBus } from '../events';
 import { type FieldFinding, guardFields } from '../secrets/guard';
+import { commitHash, REF_STATE } from '../store/commits';
 import type { EntityStore, VersionBody } from '../store/entity-store';
-import { commitHash, REF_STATE } from '../store/entity-store';
 import { canonicalJson, sha256 } from '../store/hashing';
 import { storedBody } from '../store/object-body';
 import { num, numOrNull, text, textOrNull } from '../store/rows';

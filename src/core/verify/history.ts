@@ -1,4 +1,4 @@
-import { commitHash, commitMetaOf, stateOfHead } from '../store/entity-store';
+import { commitHash, commitMetaOf, stateOfHead } from '../store/commits';
 import type { Scope } from '../store/object-body';
 import type { CommitNode, HistoryTables } from './tables';
 import type { VerifyError } from './types';
