@@ -18,6 +18,7 @@ export default {
     'src/core/validation.ts',
     'src/core/json-guard.ts',
     'src/core/snapshots.ts',
+    'src/core/snapshots/**/*.ts',
     'src/core/portable.ts',
     'src/core/search/**/*.ts',
   ],

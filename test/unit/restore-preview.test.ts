@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import type { Memory } from '../../src/core/memory';
-import { RESTORE_PREVIEW_IDS } from '../../src/core/snapshots';
+import { RESTORE_PREVIEW_IDS } from '../../src/core/snapshots/preview';
 import { openTemp, rejectsWith } from './helpers';
 
 describe('restore preview (Memory.restorePreview)', () => {

@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 
 import { isMemoryError } from '../../src/core/errors';
 import { Memory, STORE_FILE } from '../../src/core/memory';
-import { restoreUnopenableStore } from '../../src/core/snapshots';
+import { restoreUnopenableStore } from '../../src/core/snapshots/rebuild';
 import { random, rejectsWith, tempDir } from './helpers';
 
 /** Runs `sql` on the store's file through a connection of its own, as another tool would. */

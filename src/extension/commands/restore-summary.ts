@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 
-import type { RestoreChange, RestorePreview } from '../../core/snapshots';
+import type { RestoreChange, RestorePreview } from '../../core/snapshots/preview';
 import type { EntityType } from '../../core/types';
 import { TYPE_INFO } from '../views/labels';
 

@@ -27,7 +27,7 @@ import type * as CatalogueModule from '../../core/operations/catalogue';
 import type { OperationResult, OperationScope } from '../../core/operations/types';
 import { assertOutsideStore } from '../../core/paths';
 import type { SearchResult } from '../../core/search/searcher';
-import type { RestorePreview } from '../../core/snapshots';
+import type { RestorePreview } from '../../core/snapshots/preview';
 
 type Catalogue = typeof CatalogueModule;
 // Required on first use, not imported: the catalogue builds every operation's

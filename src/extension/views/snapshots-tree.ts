@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 
-import type { SnapshotInfo } from '../../core/snapshots';
+import type { SnapshotInfo } from '../../core/snapshots/manifests';
 import { COMMANDS } from '../commands/ids';
 import type { Services } from '../services';
 import { formatBytes } from './format-bytes';

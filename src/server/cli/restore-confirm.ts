@@ -1,6 +1,6 @@
 import * as readline from 'node:readline/promises';
 
-import type { RestoreChange, RestorePreview } from '../../core/snapshots';
+import type { RestoreChange, RestorePreview } from '../../core/snapshots/preview';
 import type { EntityType } from '../../core/types';
 import { counted, printError } from './output';
 
@@ -88,7 +88,9 @@ export async function consented(yes: boolean, summary: string, consent: Consent)
   if (yes) return true;
   printError(summary);
   if (!process.stdin.isTTY || !process.stderr.isTTY) {
-    printError(`workspace-memory: ${consent.what} and there is no terminal to ask on; nothing was changed. ${consent.flag}`);
+    printError(
+      `workspace-memory: ${consent.what} and there is no terminal to ask on; nothing was changed. ${consent.flag}`,
+    );
     process.exitCode = 2;
     return false;
   }

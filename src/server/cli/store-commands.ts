@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 
 import { isMemoryError, MemoryError } from '../../core/errors';
 import { assertOutsideStore } from '../../core/paths';
-import { restoreUnopenableStore, type SnapshotInfo } from '../../core/snapshots';
+import type { SnapshotInfo } from '../../core/snapshots/manifests';
+import { restoreUnopenableStore } from '../../core/snapshots/rebuild';
 import { type GlobalOptions, parseInteger, parseNumber, readStdin, withMemory, withStoreOptions } from './context';
 import { readTextFile, writeTextFile } from './files';
 import { counted, inline, noun, print, printJson } from './output';
@@ -61,7 +62,10 @@ export function registerStoreCommands(program: Command): void {
           opened = true;
           const preview = await memory.restorePreview(id);
           const summary = describeRestore(preview);
-          if (!(await consented(options.yes, `Restoring ${snapshotLine(preview.snapshot)} would:\n${summary}`, RESTORE))) return;
+          if (
+            !(await consented(options.yes, `Restoring ${snapshotLine(preview.snapshot)} would:\n${summary}`, RESTORE))
+          )
+            return;
           const info = await memory.restore(id);
           const { restored, removed, changed, unchanged } = preview;
           if (options.json) printJson({ ...info, changes: { restored, removed, changed, unchanged } });
@@ -129,7 +133,11 @@ export function registerStoreCommands(program: Command): void {
     .description('recompute every hash and walk every history chain; exit 1 if anything is wrong')
     .option('--secrets', 'instead, list the entities holding secrets (any version); exit 1 if any does', false)
     .option('--redact', 'with --secrets: redact them in the current versions, as new commits', false)
-    .option('--purge', 'with --secrets: also rewrite the older versions that hold them (asks first; rewrites history)', false)
+    .option(
+      '--purge',
+      'with --secrets: also rewrite the older versions that hold them (asks first; rewrites history)',
+      false,
+    )
     .option('--yes', 'with --purge: purge without asking', false)
     .action(async (options: GlobalOptions & SecretsOptions) => {
       if (options.secrets || options.redact || options.purge) return verifySecrets(options);
