@@ -316,20 +316,25 @@ async function revertWrites(services: Services, options: RevertOptions): Promise
   return report;
 }
 
-/**
- * Puts a memory retired by a correction back: from its "superseded" commit
- * or the correction's in the History view, or by id (a message's button).
- */
-async function reinstate(services: Services, argument: CommitNode | string | undefined) {
-  const id =
-    typeof argument === 'string'
-      ? argument
-      : argument?.commit.op === 'supersede'
-        ? argument.entityId
-        : argument?.commit.supersedes;
+/** What Reinstate acts on: a row under Superseded, a commit in History, or an id (a message's button). */
+type ReinstateArgument = CollectionNode | CommitNode | string | undefined;
+
+/** The id of the retired memory an argument names: a row's, a "superseded" commit's, or the one a correction corrects. */
+function retiredId(argument: ReinstateArgument): string | undefined {
+  if (typeof argument === 'string') return argument;
+  if (argument?.kind === 'supersededItem') return argument.entity.id;
+  if (argument?.kind !== 'commit') return undefined;
+  return argument.commit.op === 'supersede' ? argument.entityId : argument.commit.supersedes;
+}
+
+/** Puts a memory retired by a correction back among the live ones. */
+async function reinstate(services: Services, argument: ReinstateArgument) {
+  const id = retiredId(argument);
   if (!id) {
     void vscode.window.showInformationMessage(
-      vscode.l10n.t('In the History view, pick the commit that retired a memory, or the correction that did.'),
+      vscode.l10n.t(
+        'Pick a memory under Superseded in the Memory view, or in the History view the commit that retired it or the correction that did.',
+      ),
     );
     return undefined;
   }
@@ -393,7 +398,7 @@ export function registerReviewCommands(context: vscode.ExtensionContext, service
     ),
     vscode.commands.registerCommand(
       COMMANDS.reinstate,
-      run(vscode.l10n.t('Reinstating'), (argument?: CommitNode | string) => reinstate(services, argument)),
+      run(vscode.l10n.t('Reinstating'), (argument?: ReinstateArgument) => reinstate(services, argument)),
     ),
     vscode.window.onDidChangeActiveTextEditor(pendingDocument),
     services.onDidChangeStore(pendingDocument),

@@ -3,12 +3,13 @@ import * as vscode from 'vscode';
 import type { CategorizedType } from '../../core/collections/groups';
 import { describeProvenance } from '../../core/provenance';
 import type { PendingItem } from '../../core/trust/review';
-import type { Page } from '../../core/types';
+import type { CommitInfo, Page } from '../../core/types';
 import { type Entity, ENTITY_TYPES, type EntityType, SHARED_AGENT_ID } from '../../core/types';
 import { COMMANDS } from '../commands/ids';
 import { isSyncedChunk } from '../documents/format';
-import { entityUri } from '../documents/uris';
+import { entityUri, versionUri } from '../documents/uris';
 import type { Services } from '../services';
+import type { RemoteMemory } from '../store/client';
 import { COLLECTION_OF } from '../store/collections';
 import { pendingCount, pendingItems } from '../trust/pending';
 import {
@@ -23,6 +24,7 @@ import {
   TYPE_INFO,
   writerLabel,
 } from './labels';
+import { dimmed } from './superseded-decorations';
 
 /** Entities (or documents) listed per group before a "Show more" row. */
 const PAGE = 200;
@@ -30,8 +32,11 @@ const PAGE = 200;
 /** A group whose rows are paged: its "Show more" row names it by this key. */
 type Paged = Extract<
   CollectionNode,
-  { kind: 'pending' | 'scope' | 'category' | 'user' | 'folder' | 'document' | 'loose' }
+  { kind: 'pending' | 'superseded' | 'scope' | 'category' | 'user' | 'folder' | 'document' | 'loose' }
 >;
+
+/** A memory a correction retired, and the id of the correction. */
+type Retired = Awaited<ReturnType<RemoteMemory['memories']['superseded']>>[number];
 
 export type CollectionNode =
   /** The writes waiting for review, at the top while there are any. */
@@ -56,6 +61,14 @@ export type CollectionNode =
   | { kind: 'document'; agentId: string; source: string; chunks: number }
   /** Knowledge without a document (saved by hand). */
   | { kind: 'loose'; agentId: string; count: number }
+  /** The memories of a scope that corrections retired, after its categories while there are any. */
+  | { kind: 'superseded'; agentId: string; items: Retired[] }
+  /**
+   * A retired memory: `version` is the commit that wrote the content it
+   * keeps (its document opens there, read-only), `correction` the memory
+   * that retired it, as last stored (null: no longer in this store).
+   */
+  | { kind: 'supersededItem'; entity: Entity; version: string; correction: { id: string; entity: Entity | null } }
   | { kind: 'entity'; entity: Entity }
   | { kind: 'more'; key: string; shown: number; total: number };
 
@@ -81,6 +94,8 @@ function groupKey(node: Paged): string {
   switch (node.kind) {
     case 'pending':
       return `pending/${node.agentId}`;
+    case 'superseded':
+      return `superseded/${node.agentId}`;
     case 'scope':
       return `scope/${node.type}/${node.agentId}`;
     case 'category':
@@ -128,6 +143,45 @@ function pendingTooltip(node: Extract<CollectionNode, { kind: 'pendingItem' }>):
   const warning = instructionWarning(node.entity.content);
   if (warning) appendWarning(tooltip, warning);
   return tooltip;
+}
+
+/** The correction that retired a memory, as its rows name it: its first words, or its id once it is gone. */
+function correctionName({ correction }: Extract<CollectionNode, { kind: 'supersededItem' }>): string {
+  return correction.entity ? `“${entityLabel(correction.entity)}”` : correction.id;
+}
+
+function supersededTooltip(node: Extract<CollectionNode, { kind: 'supersededItem' }>): vscode.MarkdownString {
+  const tooltip = entityTooltip(node.entity);
+  tooltip.appendMarkdown('\n\n$(circle-slash) ');
+  tooltip.appendText(
+    vscode.l10n.t(
+      'Superseded by {0} ({1}): kept with its history, left out of search and recall. Reinstate brings it back.',
+      correctionName(node),
+      node.correction.id,
+    ),
+  );
+  return tooltip;
+}
+
+/** Commits that change an entity's state and keep its content. */
+const KEEPS_CONTENT: readonly CommitInfo['op'][] = ['approve', 'supersede', 'reinstate'];
+
+/**
+ * The commit that wrote a retired memory's content, given its commits
+ * newest first: its retirement (and an approval or reinstatement before it)
+ * kept the content, and a version's document names the writer of the
+ * commit it shows, who should be the content's.
+ */
+function contentCommit(commits: readonly { commit: CommitInfo }[]): CommitInfo | undefined {
+  let index = 0;
+  while (
+    commits[index] &&
+    KEEPS_CONTENT.includes(commits[index]!.commit.op) &&
+    commits[index + 1]?.commit.object === commits[index]!.commit.object
+  ) {
+    index++;
+  }
+  return commits[index]?.commit;
 }
 
 /**
@@ -191,6 +245,7 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
       item.tooltip = tooltip;
     }
     if (node.kind === 'pendingItem') item.tooltip = pendingTooltip(node);
+    if (node.kind === 'supersededItem') item.tooltip = supersededTooltip(node);
     return item;
   }
 
@@ -232,7 +287,18 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
     switch (node.kind) {
       case 'pending':
         return this.pending(memory, node);
+      case 'superseded':
+        return this.superseded(worker, node);
       case 'scope':
+        if (node.type === 'memory') {
+          const [categories, retired] = await Promise.all([
+            this.categories(worker, node.type, node.agentId),
+            memory.memories.superseded(node.agentId),
+          ]);
+          return retired.length > 0
+            ? [...categories, { kind: 'superseded', agentId: node.agentId, items: retired }]
+            : categories;
+        }
         if (CATEGORIZED.includes(node.type)) return this.categories(worker, node.type as CategorizedType, node.agentId);
         if (node.type === 'knowledge') return this.folders(worker, node.agentId);
         return this.page(node, node.count, async (offset, limit) => {
@@ -271,6 +337,41 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
     const items = await pendingItems(memory, node.agentId);
     const rows: CollectionNode[] = items.slice(0, limit).map((item) => ({ kind: 'pendingItem', ...item }));
     if (items.length > limit) rows.push({ kind: 'more', key, shown: limit, total: items.length });
+    return rows;
+  }
+
+  /**
+   * The retired memories, newest first, as many as the group shows now, each
+   * with the version to open and the correction that retired it.
+   */
+  private async superseded(
+    worker: Worker,
+    node: Extract<CollectionNode, { kind: 'superseded' }>,
+  ): Promise<CollectionNode[]> {
+    const key = groupKey(node);
+    const limit = this.shown.get(key) ?? PAGE;
+    const rows: CollectionNode[] = (
+      await Promise.all(
+        node.items.slice(0, limit).map(async ({ entity, supersededBy }) => {
+          const [own, correction] = await Promise.all([
+            worker.historyOutline(entity.id),
+            worker.historyOutline(supersededBy),
+          ]);
+          const version = contentCommit(own.commits);
+          // Gone since the group was listed (a restore went back before it): the next refresh drops the group's count too.
+          if (!version) return [];
+          return [
+            {
+              kind: 'supersededItem' as const,
+              entity,
+              version: version.hash,
+              correction: { id: supersededBy, entity: correction.latest },
+            },
+          ];
+        }),
+      )
+    ).flat();
+    if (node.items.length > limit) rows.push({ kind: 'more', key, shown: limit, total: node.items.length });
     return rows;
   }
 
@@ -370,6 +471,34 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
         item.contextValue = 'pending';
         item.resourceUri = entityUri(entity);
         item.command = { command: COMMANDS.open, title: vscode.l10n.t('Open'), arguments: [node] };
+        return item;
+      }
+      case 'superseded': {
+        const item = new vscode.TreeItem(vscode.l10n.t('Superseded'), vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = groupKey(node);
+        item.description = String(node.items.length);
+        item.tooltip = vscode.l10n.t(
+          'Memories that corrections retired: kept with their history, left out of search and recall. Reinstate one to bring it back.',
+        );
+        item.iconPath = new vscode.ThemeIcon('circle-slash');
+        item.contextValue = 'group.superseded';
+        return item;
+      }
+      case 'supersededItem': {
+        const { entity } = node;
+        const item = new vscode.TreeItem(entityLabel(entity), vscode.TreeItemCollapsibleState.None);
+        item.id = `supersededItem/${entity.id}`;
+        item.description = vscode.l10n.t('superseded by {0}', correctionName(node));
+        // Tree labels cannot be struck through (TreeItemLabel's strikethrough is a proposed API): dimmed instead.
+        item.iconPath = new vscode.ThemeIcon(TYPE_INFO[entity.type].icon, new vscode.ThemeColor('disabledForeground'));
+        item.resourceUri = dimmed(entityUri(entity));
+        item.contextValue = 'superseded';
+        // Its live document is gone with it (the store's get leaves it out): the version it keeps opens read-only.
+        item.command = {
+          command: 'vscode.open',
+          title: vscode.l10n.t('Open'),
+          arguments: [versionUri(entity, node.version), { preview: true, preserveFocus: true }],
+        };
         return item;
       }
       case 'type': {

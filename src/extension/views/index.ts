@@ -10,6 +10,7 @@ import { collectionsMessage } from './collections-message';
 import { type CollectionNode, CollectionsTree } from './collections-tree';
 import { HistoryTree } from './history-tree';
 import { registerSnapshotsView, type SnapshotsTree } from './snapshots-tree';
+import { registerSupersededDecorations } from './superseded-decorations';
 
 export interface Views {
   collections: CollectionsTree;
@@ -83,6 +84,7 @@ export function registerViews(context: vscode.ExtensionContext, services: Servic
     collectionsView,
     historyView,
     chatModel,
+    registerSupersededDecorations(),
     chatModel.onDidChange(explain),
     vscode.workspace.onDidGrantWorkspaceTrust(explain),
     vscode.commands.registerCommand(COMMANDS.openWalkthrough, () =>
@@ -90,7 +92,9 @@ export function registerViews(context: vscode.ExtensionContext, services: Servic
     ),
     collectionsView.onDidChangeSelection(({ selection }) => {
       const node = selection[0];
-      if (node?.kind === 'entity' || node?.kind === 'pendingItem') history.show(node.entity);
+      if (node?.kind === 'entity' || node?.kind === 'pendingItem' || node?.kind === 'supersededItem') {
+        history.show(node.entity);
+      }
     }),
     vscode.window.onDidChangeActiveTextEditor((editor) => {
       const location = editor && parseEntityUri(editor.document.uri);

@@ -1,7 +1,7 @@
 // Trust in a real VS Code: writes by an MCP client wait under Pending Review
 // (with a badge) until approved or rejected, History and the documents say who
 // wrote each version, one writer's writes can be reverted, and a correction
-// can be undone.
+// can be undone, from History or from the memory it retired under Superseded.
 import * as assert from 'node:assert/strict';
 
 import * as vscode from 'vscode';
@@ -17,6 +17,7 @@ import { extensionApi, waitFor } from './extension-api';
 import { screenshot } from './harness';
 
 type PendingRow = Extract<CollectionNode, { kind: 'pendingItem' }>;
+type SupersededRow = Extract<CollectionNode, { kind: 'supersededItem' }>;
 
 const MCP: Provenance = { kind: 'mcp', name: 'Test Client', version: '1.0', tool: 'memory_save' };
 
@@ -40,6 +41,28 @@ async function pendingRow(id: string): Promise<PendingRow> {
   return waitFor(`${id} under Pending Review`, async () => (await pendingRows())?.find((row) => row.entity.id === id));
 }
 
+/** The Superseded group under the workspace agent's memories, or undefined while it is not shown. */
+async function supersededGroup(): Promise<CollectionNode | undefined> {
+  const { services, views } = await extensionApi();
+  const types = await views.collections.getChildren();
+  const memories = types.find((node) => node.kind === 'type' && node.type === 'memory');
+  if (!memories) return undefined;
+  const scope = (await views.collections.getChildren(memories)).find(
+    (node) => node.kind === 'scope' && node.agentId === services.scope().agentId,
+  );
+  if (!scope) return undefined;
+  return (await views.collections.getChildren(scope)).find((node) => node.kind === 'superseded');
+}
+
+async function supersededRows(): Promise<SupersededRow[]> {
+  const { views } = await extensionApi();
+  const group = await supersededGroup();
+  if (!group) return [];
+  return (await views.collections.getChildren(group)).filter(
+    (node): node is SupersededRow => node.kind === 'supersededItem',
+  );
+}
+
 async function memoriesShown(): Promise<string[]> {
   const { views } = await extensionApi();
   return (await entitiesShownIn(views, 'memory')).map((entity) => entity.id);
@@ -53,8 +76,7 @@ function tooltipText(item: vscode.TreeItem): string {
 }
 
 /** Runs `work` with the Memory views shown in a side bar wide enough for their descriptions, then narrows it back. */
-async function wideSideBar(work: () => Promise<unknown>): Promise<void> {
-  const steps = 3;
+async function wideSideBar(work: () => Promise<unknown>, steps = 3): Promise<void> {
   await vscode.commands.executeCommand('workbench.view.extension.workspaceMemory');
   await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
   // The editor gives up the width the side bar gets.
@@ -371,5 +393,62 @@ describe('review and provenance', () => {
     assert.match(tooltipText(item), /Corrects “The office wifi password rotates yearly”/);
     await vscode.commands.executeCommand('workspaceMemory.reinstate', node);
     assert.equal((await memory.get(wrong.id))?.content, 'The office wifi password rotates yearly');
+  });
+
+  it('a superseded memory waits under Superseded, dimmed, naming its correction; Reinstate there brings it back', async () => {
+    const { services, views } = await extensionApi();
+    const user: Provenance = { kind: 'user', name: 'tester' };
+    const wrong = await saveAs(user, 'Staging drains in 30 s');
+    // Another writer corrects it (confirmed: live at once), so that its document can tell the two apart.
+    const fixer: Provenance = { kind: 'mcp', name: 'Fix Client', confirmed: true };
+    const correction = await saveAs(fixer, 'Staging drains in 5 min', { supersedes: wrong.id });
+    const row = await waitFor('the retired memory under Superseded', async () =>
+      (await supersededRows()).find((node) => node.entity.id === wrong.id),
+    );
+    const group = (await supersededGroup())!;
+    const scopeRows = await views.collections.getChildren(views.collections.getParent(group));
+    assert.deepEqual(
+      scopeRows.map((node) => node.kind),
+      [...scopeRows.slice(0, -1).map(() => 'category'), 'superseded'],
+      'after the live categories',
+    );
+    const groupItem = views.collections.getTreeItem(group);
+    assert.equal(groupItem.label, 'Superseded');
+    assert.equal(groupItem.description, String((await supersededRows()).length));
+
+    const item = views.collections.getTreeItem(row);
+    assert.equal(item.label, 'Staging drains in 30 s');
+    assert.equal(item.description, 'superseded by “Staging drains in 5 min”');
+    assert.equal(item.contextValue, 'superseded');
+    const icon = item.iconPath as vscode.ThemeIcon;
+    assert.equal(icon.color?.id, 'disabledForeground', 'dimmed');
+    const tooltip = tooltipText(views.collections.resolveTreeItem(item, row));
+    assert.match(tooltip, new RegExp(`Superseded by “Staging drains in 5 min” \\(${correction.id}\\)`));
+    assert.match(tooltip, /left out of search and recall/);
+    assert.ok(!(await memoriesShown()).includes(wrong.id), 'not among the live memories');
+
+    // A click opens the version it keeps, read-only: its live document is gone with it.
+    const [uri, options] = item.command!.arguments as [vscode.Uri, vscode.TextDocumentShowOptions];
+    await vscode.commands.executeCommand(item.command!.command, uri, options);
+    const editor = await waitFor('its document', () =>
+      vscode.window.visibleTextEditors.find((shown) => shown.document.uri.toString() === uri.toString()),
+    );
+    assert.match(editor.document.getText(), /^Staging drains in 30 s$/m);
+    assert.match(editor.document.getText(), /^# written by tester$/m, 'by who wrote it, not who retired it');
+    assert.match(editor.document.getText(), /An old version, read-only/);
+
+    // Focused, not selected: the row shows its Reinstate button, and its label keeps its dimmed colour.
+    await wideSideBar(async () => {
+      await views.collectionsView.reveal(row, { select: false, focus: true });
+      await screenshot('superseded', 1500);
+    }, 6);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+
+    // As the row's inline button runs it: the row itself.
+    await vscode.commands.executeCommand('workspaceMemory.reinstate', row);
+    const memory = await services.memory();
+    assert.equal((await memory.get(wrong.id))?.content, 'Staging drains in 30 s');
+    await waitFor('it among the live memories', async () => (await memoriesShown()).includes(wrong.id));
+    await waitFor('the group to go', async () => (await supersededGroup()) === undefined);
   });
 });
