@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 import { MemoryError } from './errors';
+import { guardText } from './secrets/guard';
 
 /**
  * Who made a commit. Every shell says who is writing (the person in the UI,
@@ -78,7 +79,8 @@ export function normalizeProvenance(value: unknown): Provenance {
       .replace(/[\u0000-\u001f\u007f]+/g, ' ')
       .trim()
       .slice(0, MAX_FIELD);
-    if (clean) result[field] = clean;
+    // A label, not content: a secret pasted into a chat title or a client's name is always redacted.
+    if (clean) result[field] = guardText(clean, 'redact').text;
   }
   if (input.confirmed === true) result.confirmed = true;
   return result;

@@ -247,6 +247,11 @@ function assertContent(type: string, text: string, allowEmpty: boolean): void {
   if (!allowEmpty && text.trim().length === 0) {
     throw new MemoryError('INVALID_INPUT', `The ${type} content is empty.`);
   }
+  assertContentSize(type, text);
+}
+
+/** CONTENT_TOO_LARGE when `text` is over the content limit (also checked after secrets are redacted). */
+export function assertContentSize(type: string, text: string): void {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > LIMITS.maxContentBytes) {
     throw new MemoryError(

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import type { Embedder } from '../../src/core/ai/embedder';
 import { Memory } from '../../src/core/memory';
 import { runOperation } from '../../src/core/operations';
+import { withProvenance } from '../../src/core/provenance';
 import { FAKE } from './fake-secrets';
 import { openTemp, rejectsWith, tempDir } from './helpers';
 
@@ -169,6 +170,12 @@ describe('the secret guard on every write path', () => {
       assert.equal((await memory.memories.get(two.id))?.content, 'token [redacted: github-token]');
       const report = await memory.secretAudit.purge([one.id, two.id]);
       assert.equal(report.versions, 3);
+      // Gone from the disk too: not in the database file's free pages, nor in its write-ahead log.
+      for (const file of ['memory.db', 'memory.db-wal']) {
+        const bytes = fs.existsSync(path.join(dir, file)) ? fs.readFileSync(path.join(dir, file)) : Buffer.alloc(0);
+        assert.equal(bytes.indexOf(FAKE.awsAccessKey), -1, `${file} still holds the key`);
+        assert.equal(bytes.indexOf(FAKE.githubClassic), -1, `${file} still holds the token`);
+      }
       assert.deepEqual(await memory.secretAudit.scan(), []);
       const verify = await memory.verify();
       assert.deepEqual(verify.errors, []);
@@ -184,6 +191,59 @@ describe('the secret guard on every write path', () => {
       assert.ok(await memory.memories.get(clean.id));
       await rejectsWith(memory.secretAudit.purge([clean.id]), 'NOT_FOUND');
       await rejectsWith(memory.secretAudit.redact([]), 'INVALID_INPUT');
+    } finally {
+      await memory.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses an id that holds a secret instead of redacting it (an id must keep naming its scope)', async () => {
+    const { memory, cleanup } = await openTemp({ secrets: 'redact' });
+    try {
+      const error = await rejectsWith(
+        memory.memories.save('a', FAKE.githubClassic, { content: 'x' }),
+        'SECRET_DETECTED',
+      );
+      assert.match(error.message, /The userId looks like a secret \(github-token\); an id may not hold one/);
+      assert.ok(!error.message.includes(FAKE.githubClassic));
+      assert.equal(await memory.memories.count('a'), 0);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('keeps the content limit after redaction, whose marks can be longer than what they replace', async () => {
+    const { memory, cleanup } = await openTemp();
+    try {
+      const keys = `${FAKE.awsAccessKey} `.repeat(Math.floor((1024 * 1024) / (FAKE.awsAccessKey.length + 1)));
+      await rejectsWith(memory.memories.save('a', undefined, { content: keys }), 'CONTENT_TOO_LARGE');
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('redacting keeps each entity in its state: a held write still waits, a retired memory stays retired', async () => {
+    const dir = tempDir();
+    const leaky = await Memory.open({ dir, secrets: 'allow' });
+    const [wrong] = await leaky.memories.save('a', undefined, { content: `old key ${FAKE.awsAccessKey}` });
+    await leaky.memories.save('a', undefined, { content: 'new key in the vault', supersedes: wrong.id });
+    const [held] = await withProvenance({ kind: 'mcp', name: 'x' }, () =>
+      leaky.memories.save('a', undefined, { content: `agent saw ${FAKE.githubClassic}` }),
+    );
+    await leaky.close();
+    const memory = await Memory.open({ dir });
+    try {
+      const redacted = await memory.secretAudit.redact([wrong.id, held.id]);
+      assert.equal(redacted.length, 2);
+      assert.equal(await memory.memories.get(wrong.id), null, 'still superseded');
+      assert.equal(await memory.memories.get(held.id), null, 'still waiting');
+      const [pending] = await memory.review.list();
+      assert.deepEqual([pending!.entity.id, pending!.entity.content], [held.id, 'agent saw [redacted: github-token]']);
+      assert.deepEqual(
+        (await memory.memories.superseded('a')).map((item) => item.entity.content),
+        ['old key [redacted: aws-access-key]'],
+      );
+      assert.deepEqual((await memory.verify()).errors, []);
     } finally {
       await memory.close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -83,6 +83,13 @@ describe('provenance', () => {
       );
       const [entry] = await memory.history(saved.id);
       assert.equal(entry!.commit.by.name, 'evil [31m client');
+      // A secret in a label (a chat's title, a client's name) is redacted like one in content.
+      const token = ['gh', 'p_', 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'].join('');
+      const [other] = await withProvenance({ kind: 'copilot', conversationTitle: `deploy with ${token}` }, () =>
+        memory.memories.save('a', undefined, { content: 'y' }),
+      );
+      const [labelled] = await memory.history(other.id);
+      assert.equal(labelled!.commit.by.conversationTitle, 'deploy with [redacted: github-token]');
       // Queued by default (an MCP client), and still kept with its history.
       assert.equal(entry!.commit.review, 'pending');
     } finally {

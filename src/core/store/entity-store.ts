@@ -3,8 +3,9 @@ import type { SQLInputValue } from 'node:sqlite';
 import { MemoryError } from '../errors';
 import { currentProvenance, type Provenance } from '../provenance';
 import type { EntityIndexer } from '../search/fts-index';
-import { guardFields, type SecretPolicy } from '../secrets/guard';
+import { guardFields, guardText, type SecretPolicy } from '../secrets/guard';
 import type { CommitInfo, CommitMeta, CommitOp, Entity, EntityType, HistoryEntry } from '../types';
+import { assertContentSize } from '../validation';
 import { commitHash, commitMetaOf, REF_STATE, type RefState, stateOfHead } from './commits';
 import { assertNotDamaged } from './damage-marker';
 import type { Database, Row } from './database';
@@ -47,6 +48,9 @@ export interface ListFilter {
   userId?: string | null;
   conversationId?: string;
 }
+
+/** Fields that hold ids (scopes and links), never redacted: see guardBody. */
+const ID_FIELDS: ReadonlySet<string> = new Set(['type', 'agentId', 'userId', 'supersedes', 'sourceSession', 'conversationId', 'sourceHash']);
 
 /** What a write adds to its commit's meta besides who made it. */
 export type CommitLinks = Omit<CommitMeta, 'by'>;
@@ -129,8 +133,25 @@ export class EntityStore {
    * with SECRET_DETECTED), before anything is hashed, stored or embedded.
    * Every write goes through it: in write(), unless the caller already did.
    */
-  guardBody<B extends Record<string, unknown>>(body: B): B {
-    return guardFields(body, this.secrets).body;
+  guardBody<B extends Record<string, unknown>>(body: B, policy: SecretPolicy = this.secrets): B {
+    if (policy === 'allow') return body;
+    // Ids name scopes and links: redacted, one would stop being a valid id (or merge two scopes), so
+    // an id holding a secret is refused whatever the policy.
+    const ids: Record<string, unknown> = {};
+    const rest: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(body)) (ID_FIELDS.has(key) ? ids : rest)[key] = value;
+    const found = guardFields(ids, 'redact').findings[0];
+    if (found) {
+      throw new MemoryError(
+        'SECRET_DETECTED',
+        `The ${found.field} looks like a secret (${found.kind}); an id may not hold one. Use another id.`,
+      );
+    }
+    const guarded = guardFields(rest, policy).body;
+    if (guarded === rest) return body;
+    // A redaction mark can be longer than what it replaces: the content limit still holds.
+    if (typeof guarded.content === 'string') assertContentSize(String(body.type), guarded.content);
+    return { ...ids, ...guarded } as B;
   }
 
   timestamp(): string {
@@ -223,8 +244,10 @@ export class EntityStore {
     const object = sha256(data);
     const time = request.time ?? this.timestamp();
     const createdAt = ref && !ref.deleted ? ref.createdAt : (request.createdAt ?? time);
-    const pending = request.links?.review === 'pending';
-    if (ref && ref.state === REF_STATE.live && !pending && ref.object === object) {
+    // The state the new head leaves the entity in: live, or held for review, or (a redaction of a
+    // retired memory, written with op 'supersede') still superseded.
+    const state = stateOfHead({ object, op: request.op, review: request.links?.review });
+    if (ref && ref.state === REF_STATE.live && state === REF_STATE.live && ref.object === object) {
       const head = this.commitAt(ref.headSeq);
       if (head) {
         return {
@@ -247,9 +270,9 @@ export class EntityStore {
       request.links,
     );
     // Indexed before the ref is written, so the ref records its search row in the same statement.
-    // An entity waiting for review is not searchable: it leaves the index if it was in it.
+    // An entity that is not live is not searchable: it leaves the index if it was in it.
     let searchRowid: number | null = null;
-    if (!pending) searchRowid = this.indexer.index(request.id, request.body, request.fresh === true);
+    if (state === REF_STATE.live) searchRowid = this.indexer.index(request.id, request.body, request.fresh === true);
     else if (ref?.state === REF_STATE.live) this.indexer.remove(request.id);
     this.db.run(
       `INSERT INTO refs (id, type, agent_id, user_id, head_seq, object_seq, deleted, created_at, updated_at,
@@ -265,7 +288,7 @@ export class EntityStore {
       request.body.userId ?? null,
       seq,
       objectSeq,
-      pending ? REF_STATE.pending : REF_STATE.live,
+      state,
       createdAt,
       commit.time,
       typeof request.body.conversationId === 'string' ? request.body.conversationId : null,
@@ -478,6 +501,8 @@ export class EntityStore {
     links: CommitLinks = {},
   ): { commit: CommitInfo; seq: number } {
     const meta: CommitMeta = { by: currentProvenance() ?? this.writer, ...links };
+    // Messages quote what callers named (a revert's writer name): no secret gets in that way either.
+    if (this.secrets !== 'allow') message = guardText(message, 'redact').text;
     const metaText = canonicalJson(meta);
     const fields = { entityId, parent: parent?.head ?? null, object, time, author: this.author, message, op };
     const commit: CommitInfo = {

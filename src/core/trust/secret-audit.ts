@@ -2,7 +2,7 @@ import { MemoryError } from '../errors';
 import type { EventBus } from '../events';
 import { type FieldFinding, guardFields } from '../secrets/guard';
 import { commitHash, REF_STATE } from '../store/commits';
-import type { EntityStore, VersionBody } from '../store/entity-store';
+import type { CommitLinks, EntityStore, VersionBody } from '../store/entity-store';
 import { canonicalJson, sha256 } from '../store/hashing';
 import { storedBody } from '../store/object-body';
 import { num, numOrNull, text, textOrNull } from '../store/rows';
@@ -31,8 +31,12 @@ export interface PurgeReport {
 function scanObject(data: string, hash: string): { body: VersionBody; findings: FieldFinding[] } | undefined {
   const body = storedBody(data, hash);
   if (!body) return undefined;
-  const { body: redacted, findings } = guardFields(body, 'redact');
-  return findings.length > 0 ? { body: redacted, findings } : undefined;
+  // Ids are left as they are (redacted, one would no longer name its scope); the guard refuses
+  // new ones that hold a secret.
+  const { type, agentId, userId, ...fields } = body;
+  const { body: redacted, findings } = guardFields(fields, 'redact');
+  if (findings.length === 0) return undefined;
+  return { body: { ...redacted, type, agentId, ...(userId === undefined ? {} : { userId }) }, findings };
 }
 
 /**
@@ -92,9 +96,18 @@ export class SecretAudit {
         const found = row ? scanObject(text(row, 'objects', 'data'), ref.object) : undefined;
         if (!found) return [];
         const kinds = [...new Set(found.findings.map((finding) => finding.kind))].join(', ');
-        return [
-          this.store.write({ id, body: found.body, op: 'update', message: `redact ${kinds}`, guarded: true }).commit,
-        ];
+        // The redacted version keeps the entity's state: one waiting for review still waits (with
+        // what it proposes), one a correction retired stays retired.
+        const head = this.store.getAny(id)?.head;
+        const op = ref.state === REF_STATE.superseded ? 'supersede' : 'update';
+        const links: CommitLinks =
+          ref.state === REF_STATE.pending
+            ? { review: 'pending', ...(head?.proposes ? { proposes: head.proposes } : {}) }
+            : ref.state === REF_STATE.superseded && head?.supersededBy
+              ? { supersededBy: head.supersededBy }
+              : {};
+        const message = `redact ${kinds}`;
+        return [this.store.write({ id, body: found.body, op, message, links, guarded: true }).commit];
       });
       this.store.audit(
         'redact',
@@ -121,7 +134,23 @@ export class SecretAudit {
    */
   async purge(ids: readonly string[]): Promise<PurgeReport> {
     this.assertIds(ids);
-    await this.redact(ids.filter((id) => this.store.readRef(id)?.state !== REF_STATE.deleted));
+    const live = ids.filter((id) => this.store.readRef(id)?.state !== REF_STATE.deleted);
+    if (live.some((id) => this.store.readRef(id)?.objectSeq !== null)) await this.redact(live);
+    // SQLite leaves a rewritten row's old bytes in free space and the write-ahead log until they
+    // are reused: zeroed as they are freed, and the log emptied into the file, the secret is gone
+    // from disk too.
+    this.store.db.exec('PRAGMA secure_delete = ON');
+    try {
+      const report = this.rewrite(ids);
+      this.store.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+      return report;
+    } finally {
+      this.store.db.exec('PRAGMA secure_delete = OFF');
+    }
+  }
+
+  /** The purge itself, in one transaction: see purge. */
+  private rewrite(ids: readonly string[]): PurgeReport {
     return this.store.db.transaction(() => {
       const entities = new Set(ids);
       for (const id of ids) if (!this.store.readRef(id)) throw new MemoryError('NOT_FOUND', `No entity with id ${id}.`);
@@ -160,7 +189,7 @@ export class SecretAudit {
         }
       }
       const commits = this.rehash([...entities]);
-      this.store.audit('purge', null, [...entities], { versions: rewritten.size, commits });
+      this.store.audit('purge', null, [...entities], { versions: rewritten.size, commits, ids: [...entities] });
       return { versions: rewritten.size, commits, entities: [...entities] };
     });
   }
