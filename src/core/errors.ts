@@ -29,7 +29,8 @@ export type MemoryErrorCode =
   | 'UNKNOWN_WRITER'
   | 'NOT_PENDING'
   | 'NOTHING_TO_REVERT'
-  | 'INVALID_SUPERSEDE';
+  | 'INVALID_SUPERSEDE'
+  | 'REVIEW_CONFLICT';
 
 export class MemoryError extends Error {
   override readonly name = 'MemoryError';

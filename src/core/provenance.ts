@@ -139,7 +139,8 @@ export function describeProvenance(provenance: CommitProvenance, author?: string
   const person = provenance.name ?? author;
   const who =
     provenance.kind === 'mcp'
-      ? [provenance.name ?? 'an MCP client', provenance.version].filter(Boolean).join(' ')
+      ? // "(MCP)": a client names itself, and must not pass for a person ("root (CLI)").
+        `${[provenance.name ?? 'an MCP client', provenance.version].filter(Boolean).join(' ')} (MCP)`
       : provenance.kind === 'user' || provenance.kind === 'unknown'
         ? (person ?? KIND_LABEL[provenance.kind])
         : provenance.kind === 'cli' && person

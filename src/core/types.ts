@@ -155,7 +155,14 @@ export interface CommitMeta {
   /** Waiting for a person's approval (the entity is left out of search, recall and agent tools), or turned down. */
   review?: 'pending' | 'rejected';
   /** A pending proposal to change another entity, applied to it on approval. */
-  proposes?: { action: 'update' | 'delete'; target: string };
+  proposes?: {
+    action: 'update' | 'delete';
+    target: string;
+    /** The target's version (object hash) the proposal was made against: approval merges onto changes made since. */
+    base?: string;
+  };
+  /** A proposal's change applied on approval: written as its writer's, approved by this person. */
+  approvedBy?: Provenance;
   /** This version corrects that entity, which it retired. */
   supersedes?: string;
   /** This entity was retired by that correction. */
@@ -177,6 +184,7 @@ export interface CommitInfo {
   by: CommitProvenance;
   review?: CommitMeta['review'];
   proposes?: CommitMeta['proposes'];
+  approvedBy?: Provenance;
   supersedes?: string;
   supersededBy?: string;
 }

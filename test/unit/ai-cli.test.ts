@@ -114,7 +114,10 @@ describe('cli: mine and consolidate', () => {
     replies = [json({ merge: [{ ids, content: 'CI runs on GitHub Actions.', reason: 'same fact' }], outdated: [] })];
     const text = await run(['consolidate', '--dir', dir, '--agent', 'a', '--user', 'u', '--type', 'memory']);
     assert.match(text, /memory: 2 reviewed in 1 request\n/);
-    assert.match(text, /1 merged, 1 deleted, 0 not applied\n {2}2 writes wait for review: `workspace-memory review list`/);
+    assert.match(
+      text,
+      /1 merged, 1 deleted, 0 not applied\n {2}2 writes wait for review: `workspace-memory review list`/,
+    );
     // Proposed, not done, until a person approves: then the merge and the delete are applied.
     assert.equal(await withStore(async (memory) => memory.memories.count('a', 'u')), 2);
     await withStore((memory) => memory.review.approveAll());

@@ -51,7 +51,7 @@ describe('cli: review, revert, reinstate', function () {
     const { held } = await seed();
     const listed = cli(['review', 'list', '--dir', dir]);
     assert.equal(listed.code, 0, listed.stderr);
-    assert.match(listed.stdout, new RegExp(`${held[0]}  new memory  by Cursor 1\\.4`));
+    assert.match(listed.stdout, new RegExp(`${held[0]}  new memory  by Cursor 1\\.4 \\(MCP\\)`));
     assert.equal(cli(['review', 'approve', '--dir', dir]).code, 1, 'no ids and no --all is an error');
     const approved = cli(['review', 'approve', held[0]!, '--dir', dir]);
     assert.equal(approved.stdout.trim(), `approved ${held[0]}`);
@@ -60,7 +60,7 @@ describe('cli: review, revert, reinstate', function () {
     assert.match(again.stderr, /is not waiting for review\. \[NOT_PENDING\]/);
     const history = cli(['history', held[0]!, '--dir', dir]);
     assert.match(history.stdout, /approve .*\n {4}by \S+ \(CLI\)/);
-    assert.match(history.stdout, /create .*\n {4}by Cursor 1\.4 · waiting for review/);
+    assert.match(history.stdout, /create .*\n {4}by Cursor 1\.4 \(MCP\) · queued for review/);
     assert.equal(cli(['review', 'reject', '--all', '--dir', dir]).stdout.trim(), `rejected ${held[1]}`);
     assert.equal(cli(['review', 'list', '--dir', dir]).stdout.trim(), 'nothing is waiting for review');
   });
@@ -141,6 +141,8 @@ describe('cli: review, revert, reinstate', function () {
     assert.match(bad.stderr, /secret policy must be one of redact, block, allow/);
     const saved = cli(['save', 'memory', '--content', content, '--dir', dir, '--json']);
     assert.match(saved.stdout, /key \[redacted: aws-access-key\]/);
+    const told = cli(['save', 'memory', '--content', content, '--dir', dir]);
+    assert.match(told.stderr, /a secret was redacted before it was stored \(aws-access-key\)/);
   });
 
   it('reads --since as a span back from now or an ISO time', () => {
@@ -149,5 +151,7 @@ describe('cli: review, revert, reinstate', function () {
     assert.equal(parseWhen('1w', now), '2026-11-24T12:00:00.000Z');
     assert.equal(parseWhen('2026-11-30', now), '2026-11-30');
     assert.equal(parseWhen(undefined, now), undefined);
+    assert.throws(() => parseWhen('99999999999d', now), /--since takes an ISO date or time, or a span back from now/);
+    assert.throws(() => parseWhen('last week', now, '--until'), /--until takes/);
   });
 });

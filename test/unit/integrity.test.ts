@@ -58,10 +58,7 @@ describe('hashing', () => {
       // Commits made before version 4 have no meta, and keep the hash they had.
       assert.equal(commitHash({ ...fields, meta: null }), sha256(canonicalJson(fields)));
       const meta = { by: { kind: 'mcp', name: 'Claude "Desktop"', version: '1.2' }, review: 'pending' };
-      assert.equal(
-        commitHash({ ...fields, meta: canonicalJson(meta) }),
-        sha256(canonicalJson({ ...fields, meta })),
-      );
+      assert.equal(commitHash({ ...fields, meta: canonicalJson(meta) }), sha256(canonicalJson({ ...fields, meta })));
     }
   });
 });

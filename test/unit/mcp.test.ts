@@ -127,7 +127,12 @@ describe('mcp server', function () {
       })) as CallToolResult;
       assert.doesNotMatch(textOf(found), new RegExp(id));
       const pending = (await queued.callTool({ name: 'review_list', arguments: {} })) as CallToolResult;
-      assert.match(textOf(pending), new RegExp(`${id} \\(memory\\) by workspace-memory-test 1\\.0\\.0`));
+      // Quoted as data, as every read result: the least trusted text in the store.
+      assert.match(textOf(pending), /^1 write\(s\) waiting for review\.\n\nStored notes from Workspace Memory/);
+      assert.match(
+        textOf(pending),
+        new RegExp(`pending: memory \`${id}\` · fact · written .* · by mcp \`workspace-memory-test\``),
+      );
       // No tool approves: that is for people.
       const { tools } = await queued.listTools();
       assert.ok(!tools.some((tool) => /approve|reject/.test(tool.name)));

@@ -352,9 +352,7 @@ describe('recall', () => {
       const result = await memory.recall('a', 'u', 'release steps');
       assertWellFormed(result);
       assert.ok(
-        result.formatted.includes(
-          `${sourceOf(skill)} · procedure · ${madeBy(skill)}\n\`\`\`text\n${content}\n\`\`\``,
-        ),
+        result.formatted.includes(`${sourceOf(skill)} · procedure · ${madeBy(skill)}\n\`\`\`text\n${content}\n\`\`\``),
         result.formatted,
       );
     });

@@ -62,7 +62,7 @@ describe('provenance', () => {
       assert.equal(describeProvenance(update!.commit.by), "by Copilot · gpt-4.1 · memory_save · in chat 'Fix login'");
       assert.equal(
         describeProvenance({ kind: 'mcp', name: 'Claude Desktop', version: '0.9.1' }),
-        'by Claude Desktop 0.9.1',
+        'by Claude Desktop 0.9.1 (MCP)',
       );
       assert.equal((await memory.verify()).valid, true);
     } finally {
@@ -225,10 +225,14 @@ describe('review queue', () => {
         memory.memories.update(saved.id, { content: 'Node 24 in CI' }),
       );
       assert.notEqual(proposal.id, saved.id);
-      assert.deepEqual(commit.proposes, { action: 'update', target: saved.id });
+      assert.deepEqual(commit.proposes, {
+        action: 'update',
+        target: saved.id,
+        base: saved && (await memory.history(saved.id))[0]!.commit.object,
+      });
       assert.equal((await memory.memories.get(saved.id))?.content, 'Node 20 in CI');
       const deletion = await withProvenance(MCP, () => memory.memories.delete(saved.id));
-      assert.deepEqual(deletion.proposes, { action: 'delete', target: saved.id });
+      assert.deepEqual([deletion.proposes?.action, deletion.proposes?.target], ['delete', saved.id]);
       assert.ok(await memory.memories.get(saved.id));
       const items = await memory.review.list();
       assert.equal(items.length, 2);
@@ -237,9 +241,68 @@ describe('review queue', () => {
       const [applied] = await memory.review.approve([proposal.id]);
       assert.deepEqual([applied!.outcome, applied!.entityId], ['applied', saved.id]);
       assert.equal((await memory.memories.get(saved.id))?.content, 'Node 24 in CI');
-      await memory.review.approve([deletion.entityId]);
+      // The delete was proposed against the version before that update: approving it now would
+      // delete what it never saw.
+      const stale = await rejectsWith(memory.review.approve([deletion.entityId]), 'REVIEW_CONFLICT');
+      assert.match(stale.message, /was changed after that was proposed: reject it/);
+      await memory.review.reject([deletion.entityId]);
+      const again = await withProvenance(MCP, () => memory.memories.delete(saved.id));
+      await memory.review.approve([again.entityId]);
       assert.equal(await memory.memories.get(saved.id), null);
       assert.deepEqual(await memory.review.list(), []);
+      assert.equal((await memory.verify()).valid, true);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('an approved proposal is its writer’s change, approved by the person, and reverting the writer undoes it', async () => {
+    const { memory, cleanup } = await openTemp({ author: 'ana' });
+    try {
+      const [saved] = await memory.memories.save('a', undefined, { content: 'Releases on Fridays' });
+      const [proposal] = await withProvenance(MCP, () =>
+        memory.memories.update(saved.id, { content: 'Releases on Mondays' }),
+      );
+      await memory.review.approve([proposal.id]);
+      const [applied] = await memory.history(saved.id);
+      assert.deepEqual(applied!.commit.by, MCP);
+      assert.deepEqual(applied!.commit.approvedBy, { kind: 'user', name: 'ana' });
+      await memory.revert({ by: 'mcp' });
+      assert.equal((await memory.memories.get(saved.id))?.content, 'Releases on Fridays');
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('approving a proposal keeps later edits to its target: fields merge, a field changed both ways is a conflict', async () => {
+    const { memory, cleanup } = await openTemp();
+    try {
+      const [saved] = await memory.memories.save('a', undefined, {
+        content: 'We version with semver',
+        tags: ['release'],
+      });
+      const [tagsOnly] = await withProvenance(MCP, () =>
+        memory.memories.update(saved.id, { tags: ['release', 'versioning'] }),
+      );
+      const [rewrite] = await withProvenance(MCP, () =>
+        memory.memories.update(saved.id, { content: 'We version with dates' }),
+      );
+      // Changed by a person after both were proposed.
+      await memory.memories.update(saved.id, { content: 'We version with calver' });
+      await memory.review.approve([tagsOnly.id]);
+      const merged = await memory.memories.get(saved.id);
+      assert.deepEqual([merged?.content, merged?.tags], ['We version with calver', ['release', 'versioning']]);
+      const error = await rejectsWith(memory.review.approve([rewrite.id]), 'REVIEW_CONFLICT');
+      assert.match(error.message, /its content was changed after this was proposed/);
+      assert.equal((await memory.memories.get(saved.id))?.content, 'We version with calver', 'nothing written');
+      // The person decides the field: then it applies.
+      await memory.review.approve([rewrite.id], { content: 'We version with calver dates' });
+      assert.equal((await memory.memories.get(saved.id))?.content, 'We version with calver dates');
+      // A delete proposed before a later edit is a conflict too.
+      const deletion = await withProvenance(MCP, () => memory.memories.delete(saved.id));
+      await memory.memories.update(saved.id, { tags: ['kept'] });
+      await rejectsWith(memory.review.approve([deletion.entityId]), 'REVIEW_CONFLICT');
+      assert.ok(await memory.memories.get(saved.id));
       assert.equal((await memory.verify()).valid, true);
     } finally {
       await cleanup();
@@ -399,6 +462,14 @@ describe('corrections', () => {
       }
       assert.equal(await memory.memories.count('a'), 1);
       assert.ok(await memory.memories.get(other.id));
+      // A user may correct a workspace-wide memory (their recall shows it), not another user's.
+      const [shared] = await memory.memories.save('a', undefined, { content: 'CI uses Node 18' });
+      await memory.memories.save('a', 'u1', { content: 'CI uses Node 24', supersedes: shared.id });
+      assert.equal(await memory.memories.get(shared.id), null);
+      await rejectsWith(
+        memory.memories.save('a', 'u2', { content: 'not yours', supersedes: mine.id }),
+        'INVALID_SUPERSEDE',
+      );
     } finally {
       await cleanup();
     }
@@ -458,6 +529,7 @@ describe('revert by writer', () => {
       await rejectsWith(memory.revert({ by: 'mcp', name: 'Claude Desktop' }), 'NOTHING_TO_REVERT');
       await rejectsWith(memory.revert({ by: 'robot' as never }), 'UNKNOWN_WRITER');
       await rejectsWith(memory.revert({ by: 'mcp', since: 'yesterday' }), 'INVALID_INPUT');
+      await rejectsWith(memory.revert({ by: 'mcp', since: '2026-02-01', until: '2026-01-01' }), 'INVALID_INPUT');
       assert.equal((await memory.verify()).valid, true);
     } finally {
       await cleanup();

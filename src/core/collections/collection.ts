@@ -63,9 +63,14 @@ interface PlannedSave {
   body: VersionBody;
 }
 
+/** What a held change to `target` proposes, against the version it was made on (see Review.approve). */
+function proposalOf(action: 'update' | 'delete', target: string, base: string | null) {
+  return { action, target, ...(base ? { base } : {}) };
+}
+
 /** A write that waits for review, or retires the memory it corrects: what its commit links to. */
-function linksFor(body: VersionBody, queued: boolean, target?: string): CommitLinks | undefined {
-  if (queued) return { review: 'pending', ...(target ? { proposes: { action: 'update', target } } : {}) };
+function linksFor(body: VersionBody, queued: boolean, target?: { id: string; base: string | null }): CommitLinks | undefined {
+  if (queued) return { review: 'pending', ...(target ? { proposes: proposalOf('update', target.id, target.base) } : {}) };
   return typeof body.supersedes === 'string' ? { supersedes: body.supersedes } : undefined;
 }
 
@@ -146,7 +151,11 @@ export class Collection<T extends EntityType> {
               : `create ${this.type}`,
           time,
           fresh: !updates,
-          links: linksFor(plan.body, queued, existing?.id),
+          links: linksFor(
+            plan.body,
+            queued,
+            existing ? { id: existing.id, base: this.ctx.store.readRef(existing.id)?.object ?? null } : undefined,
+          ),
           guarded: true,
         });
         const vector = vectorOf.get(plan.body);
@@ -257,7 +266,7 @@ export class Collection<T extends EntityType> {
         op: 'create',
         message: `propose update of ${id}`,
         fresh: true,
-        links: { review: 'pending', proposes: { action: 'update', target: id } },
+        links: { review: 'pending', proposes: proposalOf('update', id, this.ctx.store.readRef(id)?.object ?? null) },
         guarded: true,
       });
       this.ctx.store.audit('propose', this.type, [proposal], { action: 'update', target: id });
@@ -277,7 +286,7 @@ export class Collection<T extends EntityType> {
       op: 'create',
       message: `propose delete of ${id}`,
       fresh: true,
-      links: { review: 'pending', proposes: { action: 'delete', target: id } },
+      links: { review: 'pending', proposes: proposalOf('delete', id, this.ctx.store.readRef(id)?.object ?? null) },
     });
     return commit;
   }
@@ -295,7 +304,10 @@ export class Collection<T extends EntityType> {
     const ref = this.ctx.store.readRef(target);
     if (!ref || ref.state === REF_STATE.deleted) throw fail('there is no such entity');
     if (ref.type !== this.type) throw fail(`it is a ${ref.type}`);
-    if (ref.agentId !== body.agentId || ref.userId !== body.userId) throw fail('it belongs to another agent or user');
+    // A user's correction may retire a workspace-wide memory (one without a user): that user's
+    // searches and recall show those too, so it is what they are correcting.
+    const visible = ref.userId === body.userId || ref.userId === undefined;
+    if (ref.agentId !== body.agentId || !visible) throw fail('it belongs to another agent or user');
     // Already superseded by this very correction (an update that keeps the link) is fine.
     if (ref.state !== REF_STATE.live && ref.state !== REF_STATE.superseded) throw fail('it is waiting for review');
   }

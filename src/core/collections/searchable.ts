@@ -109,7 +109,11 @@ export class MemoryCollection extends SearchableCollection<'memory'> {
         this.scope(agent, user),
         typeof input.content === 'string' ? input.content : '',
         CORRECTION_SIMILARITY,
-        (existing) => existing.agentId === agent && existing.userId === user && existing.category !== 'correction',
+        // The user's own memories and the workspace-wide ones (what their recall shows).
+        (existing) =>
+          existing.agentId === agent &&
+          (existing.userId === user || existing.userId === undefined) &&
+          existing.category !== 'correction',
       );
       if (corrected) {
         const [entity, commit] = await this.save(agent, user, { ...input, supersedes: corrected.entity.id });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { MemoryError } from '../errors';
+import { redactedKinds } from '../secrets/guard';
 import type { CommitInfo } from '../types';
 import { assertJsonInput } from '../validation';
 import { DOCS_OPERATIONS } from './docs-ops';
@@ -106,13 +107,6 @@ export async function runOperation(
   return withTrustNotes(await operation.run(context, parseArguments(operation, rawArgs)));
 }
 
-/** The kinds of secret the secret guard took out of an entity's content, as its `[redacted: <kind>]` marks say. */
-function redactedKinds(entity: unknown): string[] {
-  const content = (entity as { content?: unknown } | undefined)?.content;
-  if (typeof content !== 'string' || !content.includes('[redacted: ')) return [];
-  return [...new Set([...content.matchAll(/\[redacted: ([a-z0-9-]+)\]/g)].map((match) => match[1]!))];
-}
-
 /**
  * A write held for review, or one that retired what it corrects, says so in
  * words every surface passes on: an agent told its save is waiting does not
@@ -121,7 +115,8 @@ function redactedKinds(entity: unknown): string[] {
 function withTrustNotes(result: OperationResult): OperationResult {
   const commit = result.data.commit as CommitInfo | undefined;
   if (!commit || typeof commit !== 'object') return result;
-  const redacted = redactedKinds(result.data.entity);
+  const content = (result.data.entity as { content?: unknown } | undefined)?.content;
+  const redacted = typeof content === 'string' ? redactedKinds(content) : [];
   if (redacted.length > 0) {
     result = {
       ...result,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { describeProvenance } from '../provenance';
 import { oneLine } from '../text';
+import { quoteEntity, STORED_DATA_NOTICE } from '../trust/framing';
 import { ADMIN_SURFACES, defineOperation } from './types';
 
 const MAX_SHOWN = 50;
@@ -29,13 +30,14 @@ export const reviewList = defineOperation({
       ...(commit.proposes ? { proposes: commit.proposes } : {}),
       preview: oneLine(entity.content, 100),
     }));
-    const lines = shown.map(
-      (item) =>
-        `- ${item.id} (${item.type}${item.proposes ? `, proposes to ${item.proposes.action} ${item.proposes.target}` : ''}) ${item.by}: ${item.preview}`,
-    );
+    // What waits is the least trusted text in the store: quoted as data like every read result.
+    const quoted = items.slice(0, MAX_SHOWN).map(({ entity, commit }) => {
+      const proposes = commit.proposes ? ` (proposes to ${commit.proposes.action} ${commit.proposes.target})` : '';
+      return quoteEntity(entity, { lead: `pending${proposes}:`, provenance: commit.by });
+    });
     const more = items.length > MAX_SHOWN ? [`… and ${items.length - MAX_SHOWN} more.`] : [];
     const text = items.length
-      ? [`${items.length} write(s) waiting for review:`, ...lines, ...more].join('\n')
+      ? [`${items.length} write(s) waiting for review.`, STORED_DATA_NOTICE, ...quoted, ...more].join('\n\n')
       : 'Nothing is waiting for review.';
     return { text, data: { total: items.length, items: shown } };
   },

@@ -138,3 +138,9 @@ export function checkSecretPolicy(policy: unknown): asserts policy is SecretPoli
     );
   }
 }
+
+/** The kinds of secret redacted in a text, as its `[redacted: <kind>]` marks say, each once. */
+export function redactedKinds(text: string): string[] {
+  if (!text.includes('[redacted: ')) return [];
+  return [...new Set([...text.matchAll(/\[redacted: ([a-z0-9-]+)\]/g)].map((match) => match[1]!))];
+}

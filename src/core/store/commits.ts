@@ -57,7 +57,7 @@ export function commitMetaOf(
   stored: string | null,
   author: string,
   op: CommitOp,
-): Pick<CommitInfo, 'by' | 'review' | 'proposes' | 'supersedes' | 'supersededBy'> {
+): Pick<CommitInfo, 'by' | 'review' | 'proposes' | 'approvedBy' | 'supersedes' | 'supersededBy'> {
   if (stored === null) return { by: legacyProvenance(author, op) };
   let meta: Partial<CommitMeta>;
   try {
@@ -66,11 +66,12 @@ export function commitMetaOf(
     // Its hash no longer matches either: verify names the commit.
     return { by: legacyProvenance(author, op) };
   }
-  const { by, review, proposes, supersedes, supersededBy } = meta;
+  const { by, review, proposes, approvedBy, supersedes, supersededBy } = meta;
   return {
     by: by ?? legacyProvenance(author, op),
     ...(review ? { review } : {}),
     ...(proposes ? { proposes } : {}),
+    ...(approvedBy ? { approvedBy } : {}),
     ...(supersedes ? { supersedes } : {}),
     ...(supersededBy ? { supersededBy } : {}),
   };

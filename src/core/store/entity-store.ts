@@ -128,6 +128,17 @@ export class EntityStore {
     private readonly secrets: SecretPolicy = 'redact',
   ) {}
 
+  /** Who is writing now: the work's provenance, or the store's default writer. */
+  currentWriter(): Provenance {
+    return currentProvenance() ?? this.writer;
+  }
+
+  /** The body of a stored version by its object hash, if it is stored and readable. */
+  bodyByHash(hash: string, entityId: string): VersionBody | undefined {
+    const row = this.db.get('SELECT seq FROM objects WHERE hash = ?', hash);
+    return row ? this.objectBodyAt(num(row, 'objects', 'seq'), entityId) : undefined;
+  }
+
   /**
    * A body under the secret policy: secrets redacted (or the write refused
    * with SECRET_DETECTED), before anything is hashed, stored or embedded.
@@ -500,7 +511,7 @@ export class EntityStore {
     time = this.timestamp(),
     links: CommitLinks = {},
   ): { commit: CommitInfo; seq: number } {
-    const meta: CommitMeta = { by: currentProvenance() ?? this.writer, ...links };
+    const meta: CommitMeta = { by: this.currentWriter(), ...links };
     // Messages quote what callers named (a revert's writer name): no secret gets in that way either.
     if (this.secrets !== 'allow') message = guardText(message, 'redact').text;
     const metaText = canonicalJson(meta);

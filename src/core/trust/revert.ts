@@ -113,12 +113,17 @@ export class Reverter {
         throw new MemoryError('INVALID_INPUT', `The ${field} to revert must be non-empty text.`);
       }
     }
+    const since = filter.since ? assertTime(filter.since, 'since') : undefined;
+    const until = filter.until ? assertTime(filter.until, 'until') : undefined;
+    if (since && until && since >= until) {
+      throw new MemoryError('INVALID_INPUT', `since (${since}) must be before until (${until}).`);
+    }
     return {
       by,
       ...(filter.name ? { name: filter.name } : {}),
       ...(filter.conversation ? { conversation: filter.conversation } : {}),
-      ...(filter.since ? { since: assertTime(filter.since, 'since') } : {}),
-      ...(filter.until ? { until: assertTime(filter.until, 'until') } : {}),
+      ...(since ? { since } : {}),
+      ...(until ? { until } : {}),
     };
   }
 

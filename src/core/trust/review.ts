@@ -1,7 +1,8 @@
 import { MemoryError } from '../errors';
 import type { EventBus } from '../events';
+import { type Provenance, withProvenance } from '../provenance';
 import { REF_STATE } from '../store/commits';
-import type { EntityStore, RefRow } from '../store/entity-store';
+import type { EntityStore, RefRow, VersionBody } from '../store/entity-store';
 import { bodyOf } from '../store/entity-store';
 import type { CommitInfo, Entity, EntityType } from '../types';
 import { ENTITY_TYPES } from '../types';
@@ -32,6 +33,13 @@ export interface ReviewOutcome {
 }
 
 const MAX_BATCH = 10_000;
+
+function conflict(id: string, target: string, why: string): MemoryError {
+  return new MemoryError(
+    'REVIEW_CONFLICT',
+    `${id} cannot be applied to ${target}: ${why}. Approve it with the fields set to what ${target} should hold, or reject it.`,
+  );
+}
 
 /**
  * The review queue: writes that no person saw (MCP clients, mining,
@@ -172,17 +180,33 @@ export class Review {
       );
     }
     const previous = this.store.get(target.id)!;
+    // The change is the proposal's writer's, approved by the person approving now: recorded so, it
+    // shows who wrote it, and reverting that writer undoes it.
+    const approvedBy = this.store.currentWriter();
+    const asProposed = <T>(work: () => T): T => withProvenance(found.head.by as Provenance, work);
     let commit: CommitInfo;
     if (proposes.action === 'delete') {
-      commit = this.store.tombstone(target, `delete ${target.type} (approved ${id})`);
+      if (proposes.base && target.object !== proposes.base) {
+        throw new MemoryError(
+          'REVIEW_CONFLICT',
+          `${id} proposes to delete ${target.id}, which was changed after that was proposed: reject it, or delete ${target.id} yourself.`,
+        );
+      }
+      commit = asProposed(() =>
+        this.store.tombstone(target, `delete ${target.type} (approved ${id})`, { approvedBy }),
+      );
       announce.push(() => this.events.emit('entity:delete', { entityId: target.id, entityType: target.type, commit }));
     } else {
-      const written = this.store.write({
-        id: target.id,
-        body,
-        op: 'update',
-        message: `update ${target.type} (approved ${id})`,
-      });
+      const merged = this.onto(previous, body, proposes.base, id, new Set(Object.keys(changes ?? {})));
+      const written = asProposed(() =>
+        this.store.write({
+          id: target.id,
+          body: merged,
+          op: 'update',
+          message: `update ${target.type} (approved ${id})`,
+          links: { approvedBy },
+        }),
+      );
       commit = written.commit;
       this.retireCorrected(target.id, body, announce);
       announce.push(() => this.events.emit('entity:update', { entity: written.entity, previous, commit }));
@@ -193,6 +217,37 @@ export class Review {
       this.events.emit('entity:state', { entityId: id, entityType: ref.type, state: 'rejected', commit: closed }),
     );
     return { id, outcome: 'applied', entityId: target.id, commit };
+  }
+
+  /**
+   * The proposed version applied to the target as it is now. Made against
+   * the version it is based on; if the target changed since, only the fields
+   * the proposal changes are applied, and a field both changed differently
+   * is a REVIEW_CONFLICT: approving must never undo someone's later edit.
+   */
+  private onto(
+    current: Entity,
+    proposed: VersionBody,
+    base: string | undefined,
+    id: string,
+    edited: ReadonlySet<string>,
+  ): VersionBody {
+    const now = bodyOf(current);
+    if (!base || this.store.readRef(current.id)?.object === base) return proposed;
+    const before = this.store.bodyByHash(base, current.id);
+    if (!before) throw conflict(id, current.id, 'the version it was proposed against cannot be read');
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    const merged: Record<string, unknown> = { ...now };
+    for (const key of new Set([...Object.keys(before), ...Object.keys(proposed)])) {
+      if (same(proposed[key], before[key]) && !edited.has(key)) continue;
+      // A field the person approving set is their decision, whatever changed since.
+      if (!edited.has(key) && !same(now[key], before[key]) && !same(now[key], proposed[key])) {
+        throw conflict(id, current.id, `its ${key} was changed after this was proposed`);
+      }
+      if (proposed[key] === undefined) delete merged[key];
+      else merged[key] = proposed[key];
+    }
+    return merged as VersionBody;
   }
 
   /** An approved correction retires the memory it names, as a live save would have. */

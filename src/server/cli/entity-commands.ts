@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 
 import { MemoryError } from '../../core/errors';
+import { redactedKinds } from '../../core/secrets/guard';
 import { ENTITY_TYPES, type EntityType } from '../../core/types';
 import { assertEntityType } from '../../core/validation';
 import {
@@ -14,7 +15,7 @@ import {
   withStoreOptions,
 } from './context';
 import { readContentFile } from './files';
-import { commitLine, entityDetail, entityLine, historyLines, print, printJson } from './output';
+import { commitLine, entityDetail, entityLine, historyLines, print, printError, printJson } from './output';
 
 interface FieldOptions {
   content?: string;
@@ -112,6 +113,11 @@ export function registerEntityCommands(program: Command): void {
         if (options.json) printJson({ entity, commit, ...(dedup ? { deduplicated: dedup.deduplicated } : {}) });
         else if (dedup?.deduplicated) print(`updated near-duplicate ${entity.id} (commit ${commit.hash.slice(0, 12)})`);
         else print(`saved ${entity.id} (commit ${commit.hash.slice(0, 12)})`);
+        // Said on standard error: the command did what it was asked, with this one change.
+        const redacted = typeof entity.content === 'string' ? redactedKinds(entity.content) : [];
+        if (redacted.length && !options.json) {
+          printError(`workspace-memory: a secret was redacted before it was stored (${redacted.join(', ')})`);
+        }
       },
     );
 

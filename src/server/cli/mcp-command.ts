@@ -10,7 +10,7 @@ export function registerMcpCommand(program: Command, version: string): void {
       'serve the store to an MCP client (Claude Code, Cursor, ...) over standard input and output; creates the store if missing',
     )
     .option('--scoped-only', SCOPED_ONLY_HELP, false)
-    .option('--review <mode>', REVIEW_HELP, process.env.WORKSPACE_MEMORY_REVIEW)
+    .option('--review <mode>', REVIEW_HELP, process.env.WORKSPACE_MEMORY_REVIEW || undefined)
     .action(async (options: ScopeOptions & { scopedOnly: boolean; review?: string }) => {
       await serveStdio({
         dir: options.dir,

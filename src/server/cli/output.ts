@@ -105,7 +105,8 @@ export function commitLine(commit: CommitInfo): string {
 /** Who made a commit and what it links to, in words: "by Copilot · gpt-4.1 · memory_save · waiting for review". */
 export function commitProvenance(commit: CommitInfo): string {
   const notes = [describeProvenance(commit.by, commit.author)];
-  if (commit.review === 'pending') notes.push('waiting for review');
+  // Said of the commit: it may have been approved since.
+  if (commit.review === 'pending') notes.push('queued for review');
   if (commit.review === 'rejected') notes.push('rejected in review');
   if (commit.proposes) notes.push(`proposes to ${commit.proposes.action} ${commit.proposes.target}`);
   if (commit.supersedes) notes.push(`corrects ${commit.supersedes}`);

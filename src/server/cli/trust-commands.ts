@@ -39,16 +39,22 @@ function idsOrAll(ids: string[], all: boolean): string[] | 'all' {
 }
 
 /** Parses --since and --until: an ISO date or time, or a span back from now ("2h", "3d", "1w"). */
-export function parseWhen(value: string | undefined, now = Date.now()): string | undefined {
+export function parseWhen(value: string | undefined, now = Date.now(), name = '--since'): string | undefined {
   if (value === undefined) return undefined;
   const span = /^(\d+)\s*(m|h|d|w)$/i.exec(value.trim());
-  if (span) {
-    const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[
-      span[2]!.toLowerCase() as 'm' | 'h' | 'd' | 'w'
-    ];
-    return new Date(now - Number(span[1]) * unit).toISOString();
+  const time = span
+    ? now -
+      Number(span[1]) *
+        { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[span[2]!.toLowerCase() as 'm' | 'h' | 'd' | 'w']
+    : Date.parse(value);
+  // Date's range ends about 275,000 years out: a span past it is as wrong as a typo.
+  if (!Number.isFinite(time) || Number.isNaN(new Date(time).getTime())) {
+    throw new MemoryError(
+      'INVALID_INPUT',
+      `${name} takes an ISO date or time, or a span back from now (30m, 2h, 3d, 1w); got ${JSON.stringify(value)}.`,
+    );
   }
-  return value;
+  return span ? new Date(time).toISOString() : value;
 }
 
 export interface SecretsOptions {
@@ -175,8 +181,8 @@ export function registerTrustCommands(program: Command): void {
           by: options.by,
           name: options.name,
           conversation: options.conversation,
-          since: parseWhen(options.since),
-          until: parseWhen(options.until),
+          since: parseWhen(options.since, Date.now(), '--since'),
+          until: parseWhen(options.until, Date.now(), '--until'),
         } as RevertFilter;
         await withMemory(options, async (memory) => {
           const preview = await memory.revert(filter, { dryRun: true });

@@ -51,7 +51,8 @@ async function main(argv: string[]): Promise<number> {
     scope: { agentId: values.agent ?? environment.agentId, userId: values.user ?? environment.userId },
     version: PACKAGE_VERSION,
     scopedOnly: values['scoped-only'] ?? false,
-    review: values.review ?? process.env.WORKSPACE_MEMORY_REVIEW,
+    // An empty variable counts as unset, as the others do.
+    review: values.review ?? (process.env.WORKSPACE_MEMORY_REVIEW || undefined),
   });
   return 0;
 }

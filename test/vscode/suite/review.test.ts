@@ -103,12 +103,12 @@ describe('review and provenance', () => {
     const row = await pendingRow(entity.id);
     const item = views.collections.getTreeItem(row);
     assert.equal(item.contextValue, 'pending');
-    assert.match(String(item.description), /^memory · by Test Client 1\.0$/);
+    assert.match(String(item.description), /^memory · by Test Client 1\.0 \(MCP\)$/);
     const group = (await views.collections.getChildren())[0]!;
     assert.equal(group.kind, 'pending', 'the group comes first');
     assert.equal(views.collections.getTreeItem(group).label, 'Pending Review');
     const tooltip = tooltipText(views.collections.resolveTreeItem(item, row));
-    assert.match(tooltip, /Waiting for review: written by Test Client 1\.0 · memory_save\./);
+    assert.match(tooltip, /Waiting for review: written by Test Client 1\.0 \(MCP\) · memory_save\./);
 
     const badge = await waitFor('the badge', () => views.collectionsView.badge);
     assert.ok(badge.value >= 1, JSON.stringify(badge));
@@ -121,7 +121,7 @@ describe('review and provenance', () => {
 
     // Its document says who wrote it and what saving does.
     const document = await vscode.workspace.openTextDocument(entityUri(entity));
-    assert.match(document.getText(), /^# written by Test Client 1\.0 · memory_save$/m);
+    assert.match(document.getText(), /^# written by Test Client 1\.0 \(MCP\) · memory_save$/m);
     assert.match(document.getText(), /^# Waiting for review\.$/m);
     assert.match(document.getText(), /Saving approves it with your edits/);
   });
@@ -170,12 +170,12 @@ describe('review and provenance', () => {
     const [approval, creation] = commits.map((node) => views.history.getTreeItem(node));
     assert.equal(commits[0]!.commit.op, 'approve');
     assert.match(String(approval!.description), new RegExp(`· by ${user} · current$`));
-    assert.match(String(creation!.description), /· by Test Client 1\.0 · memory_save$/);
+    assert.match(String(creation!.description), /· by Test Client 1\.0 \(MCP\) · memory_save$/);
     assert.match(tooltipText(creation!), /Queued for review\./);
     const document = await vscode.workspace.openTextDocument(entityUri(entity));
     assert.match(
       document.getText(),
-      new RegExp(`^# written by Test Client 1\\.0 · memory_save, approved by ${user}$`, 'm'),
+      new RegExp(`^# written by Test Client 1\\.0 \\(MCP\\) · memory_save, approved by ${user}$`, 'm'),
     );
     assert.doesNotMatch(document.getText(), /Waiting for review/);
 
@@ -236,7 +236,7 @@ describe('review and provenance', () => {
     assert.notEqual(proposal.id, original.id, 'the update is a proposal of its own');
     const row = await pendingRow(proposal.id);
     const item = views.collections.getTreeItem(row);
-    assert.match(String(item.description), /^update of “Backups are kept for 7 days” · by Test Client 1\.0$/);
+    assert.match(String(item.description), /^update of “Backups are kept for 7 days” · by Test Client 1\.0 \(MCP\)$/);
     assert.match(tooltipText(views.collections.resolveTreeItem(item, row)), /Approving it updates/);
     const memory = await services.memory();
     assert.equal((await memory.get(original.id))?.content, 'Backups are kept for 7 days', 'unchanged until approved');

@@ -84,7 +84,7 @@ describe('MCP server definition', () => {
       const rows = group ? await views.collections.getChildren(group) : [];
       return rows.find((node) => node.kind === 'pendingItem' && node.entity.content === 'Saved by an MCP client');
     });
-    assert.match(String(views.collections.getTreeItem(row).description), /by integration-test 1\.0\.0$/);
+    assert.match(String(views.collections.getTreeItem(row).description), /by integration-test 1\.0\.0 \(MCP\)$/);
     await vscode.commands.executeCommand('workspaceMemory.approve', row);
     await waitFor('the view to show the approved MCP write', async () => {
       const shown = await entitiesShownIn(views, 'memory');
@@ -118,6 +118,14 @@ describe('store worker crashes', () => {
     const user = config.inspect<string>('userId')?.workspaceValue;
     await config.update('userId', 'crash-test', vscode.ConfigurationTarget.Workspace);
     await config.update('userId', user, vscode.ConfigurationTarget.Workspace);
-    await waitFor('the store to open again', async () => (await (await services.memory()).stats()).commits >= 0);
+    // Open again: what was written before the crashes is still there, and a new write reads back.
+    await waitFor(
+      'the store to open again',
+      async () => (await (await services.memory()).get(saved.id))?.content === 'after a crash',
+    );
+    const [reopened] = await (
+      await services.memory()
+    ).memories.save(agentId, undefined, { content: 'after reopening' });
+    assert.equal((await (await services.memory()).get(reopened.id))?.content, 'after reopening');
   });
 });
