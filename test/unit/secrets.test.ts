@@ -520,3 +520,41 @@ describe('secret guard', () => {
     });
   });
 });
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+describe('secret guard: Google API keys and header tokens', () => {
+  const googleKey = ['AI', 'za', fakeChars(`${ALPHANUMERIC}_-`, 35, 41)].join('');
+  const bearer = fakeChars(ALPHANUMERIC, 40, 42);
+
+  it('finds a Google API key and the token of an Authorization or X-Api-Key header', () => {
+    const text = [
+      `maps: ${googleKey}`,
+      `curl -H "Authorization: Bearer ${bearer}" https://api.example.com`,
+      `x-api-key: ${bearer}`,
+    ].join('\n');
+    assert.deepEqual(
+      scanSecrets(text).map((finding) => [finding.kind, finding.line]),
+      [
+        ['google-api-key', 1],
+        ['bearer-token', 2],
+        ['bearer-token', 3],
+      ],
+    );
+    assert.equal(
+      guardText(`Authorization: Bearer ${bearer}`, 'redact').text,
+      'Authorization: Bearer [redacted: bearer-token]',
+    );
+  });
+
+  it('leaves placeholders in documentation alone', () => {
+    for (const text of [
+      'curl -H "Authorization: Bearer $GITHUB_TOKEN_FOR_THE_CI_RUNNER"',
+      'Authorization: Bearer <your-access-token-goes-here>',
+      'Send `Authorization: Bearer xxxxxxxxxxxxxxxxxxxxxxxx` with each call',
+      'x-api-key: YOUR_API_KEY_FROM_THE_DASHBOARD',
+    ]) {
+      assert.deepEqual(scanSecrets(text), [], text);
+    }
+  });
+});

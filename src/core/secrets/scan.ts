@@ -1,12 +1,14 @@
 import { assignmentSpans } from './assignments';
 import { pemSpans } from './pem';
 import { secretlintSpans } from './secretlint';
+import { tokenSpans } from './tokens';
 import type { SecretFinding, SecretSpan } from './types';
 
 /**
  * Finding secrets in a text: secretlint's recommended rules (provider token
  * formats, private keys, credentials in URLs; see secretlint.ts), the private
- * keys they miss (pem.ts), and our own check for random values assigned to
+ * keys they miss (pem.ts), Google API keys and API tokens in HTTP headers
+ * (tokens.ts), and our own check for random values assigned to
  * names like `password` (assignments.ts).
  */
 
@@ -16,7 +18,10 @@ const SHORTEST = 12;
 /** What the scanners find in `text`, in order, each a secret's kind, line and offsets. */
 export function scanSecrets(text: string): SecretFinding[] {
   if (text.length < SHORTEST) return [];
-  return withLines(text, merge([...secretlintSpans(text), ...pemSpans(text)], assignmentSpans(text)));
+  return withLines(
+    text,
+    merge([...secretlintSpans(text), ...pemSpans(text), ...tokenSpans(text)], assignmentSpans(text)),
+  );
 }
 
 /**
