@@ -37,10 +37,19 @@ describe('activation', () => {
     assert.equal(hasHarness, true);
   });
 
-  it('captures the workbench', async () => {
+  it('captures the workbench with the sample README open', async () => {
     const readme = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, 'README.md');
     await vscode.window.showTextDocument(readme);
+    // What the screenshot shows: the README in the active editor, as it is on disk.
+    const editor = vscode.window.activeTextEditor;
+    assert.ok(editor, 'an active editor');
+    assert.equal(editor.document.uri.toString(), readme.toString());
+    const onDisk = new TextDecoder().decode(await vscode.workspace.fs.readFile(readme));
+    assert.match(onDisk, /^# /, 'the sample README starts with a heading');
+    assert.equal(editor.document.getText(), onDisk);
+    assert.equal(editor.document.isDirty, false);
     const file = await screenshot('workbench');
     if (hasHarness) assert.ok(file?.endsWith('workbench.png'), String(file));
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });

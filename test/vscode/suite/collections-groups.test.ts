@@ -115,6 +115,8 @@ describe('Collections view groups', () => {
     await views.collectionsView.reveal(chunks[0]!, { expand: true, focus: false, select: false });
     assert.equal(views.collections.getParent(chunks[0]!), documentRow);
     assert.equal(views.collections.getParent(documentRow), folderRow);
+    // What the screenshot shows: the Collections view open on that chunk.
+    await waitFor('the Collections view to be visible', () => views.collectionsView.visible);
     await screenshot('collections-groups', 1000);
   });
 

@@ -1,6 +1,7 @@
 // Doc sync inside a real VS Code: a Markdown file created, changed and
 // deleted in the workspace reaches the store through the file watcher alone
-// (no command), as knowledge chunks with history.
+// (no command), as knowledge chunks with history. Each test writes a file of
+// its own, so it passes alone and in any order.
 import * as assert from 'node:assert/strict';
 
 import * as vscode from 'vscode';
@@ -19,73 +20,98 @@ async function chunksOf(source: string): Promise<KnowledgeEntity[]> {
 }
 
 describe('doc sync', () => {
-  // A name of its own, so a rerun on a kept workspace never finds an old file.
-  const name = `docsync-${Date.now().toString(36)}.md`;
+  // Names of their own, so a rerun on a kept workspace never finds an old file.
+  const stamp = Date.now().toString(36);
+  const written: vscode.Uri[] = [];
   const folder = () => vscode.workspace.workspaceFolders![0]!.uri;
-  const file = () => vscode.Uri.joinPath(folder(), 'docs', name);
-  const write = (text: string) => vscode.workspace.fs.writeFile(file(), new TextEncoder().encode(text));
 
-  after(async () => {
-    await vscode.workspace.fs.delete(file()).then(undefined, () => undefined);
-  });
+  /** docs/<name> in the workspace, deleted after the suite. */
+  function docFile(name: string) {
+    const uri = vscode.Uri.joinPath(folder(), 'docs', `${name}-${stamp}.md`);
+    written.push(uri);
+    return {
+      uri,
+      source: `docs/${name}-${stamp}.md`,
+      write: (text: string) => vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(text)),
+    };
+  }
 
-  it('ingests a new Markdown file through the watcher', async () => {
+  /** Writes `text` to the file and waits until the watcher has ingested it: its chunks. */
+  async function ingest(file: ReturnType<typeof docFile>, text: string): Promise<KnowledgeEntity[]> {
     await extensionApi();
-    await write('# Release train\n\nThe zeppelin release train leaves every second Tuesday.\n');
-    const chunks = await waitFor(
-      'the new file to be ingested',
+    await file.write(text);
+    return waitFor(
+      `${file.source} to be ingested`,
       async () => {
-        const found = await chunksOf(`docs/${name}`);
+        const found = await chunksOf(file.source);
         return found.length > 0 && found;
       },
       SYNC_TIMEOUT_MS,
     );
+  }
+
+  after(async () => {
+    for (const uri of written) await vscode.workspace.fs.delete(uri).then(undefined, () => undefined);
+  });
+
+  it('ingests a new Markdown file through the watcher', async () => {
+    const file = docFile('docsync-new');
+    const chunks = await ingest(file, '# Release train\n\nThe zeppelin release train leaves every second Tuesday.\n');
+    assert.equal(chunks.length, 1);
     assert.match(chunks[0]!.content, /zeppelin release train/);
     assert.deepEqual(chunks[0]!.headingPath, ['Release train']);
     assert.match(chunks[0]!.sourceHash ?? '', /^[0-9a-f]{64}$/);
   });
 
   it('changing the file gives its chunk a new version', async () => {
-    const [before] = await chunksOf(`docs/${name}`);
-    assert.ok(before);
-    await write('# Release train\n\nThe zeppelin release train now leaves every Thursday.\n');
+    const file = docFile('docsync-changed');
+    const [before] = await ingest(file, '# Release train\n\nThe zeppelin release train leaves every second Tuesday.\n');
+    await file.write('# Release train\n\nThe zeppelin release train now leaves every Thursday.\n');
     await waitFor(
       'the chunk to be updated',
-      async () => (await chunksOf(`docs/${name}`)).some((chunk) => chunk.content.includes('every Thursday')),
+      async () => (await chunksOf(file.source)).some((chunk) => chunk.content.includes('every Thursday')),
       SYNC_TIMEOUT_MS,
     );
     const { services } = await extensionApi();
-    const history = await (await services.memory()).history(before.id);
+    const history = await (await services.memory()).history(before!.id);
     assert.equal(history.length, 2, 'updated in place, not replaced');
     assert.match(history[0]!.entity!.content, /Thursday/);
     assert.match(history[1]!.entity!.content, /second Tuesday/);
   });
 
   it('a synced chunk is not deleted from the views: its file decides', async () => {
-    const [chunk] = await chunksOf(`docs/${name}`);
-    assert.ok(chunk);
+    const file = docFile('docsync-kept');
+    const [chunk] = await ingest(file, '# Moorings\n\nVisitors moor on the outer pontoon, bow to the wind.\n');
     await vscode.commands.executeCommand(
       'workspaceMemory.delete',
       { kind: 'entity', entity: chunk },
       { confirmed: true },
     );
     const { services } = await extensionApi();
-    assert.ok(await (await services.memory()).knowledge.get(chunk.id), 'the chunk is still there');
+    const memory = await services.memory();
+    assert.ok(await memory.knowledge.get(chunk!.id), 'the chunk is still there');
+    assert.deepEqual(
+      (await memory.history(chunk!.id)).map((entry) => entry.commit.op),
+      ['create'],
+      'no delete was written',
+    );
   });
 
   it('deleting the file tombstones its chunks', async () => {
-    const [chunk] = await chunksOf(`docs/${name}`);
-    assert.ok(chunk);
-    await vscode.workspace.fs.delete(file());
+    const file = docFile('docsync-deleted');
+    const [chunk] = await ingest(file, '# Fuel dock\n\nThe fuel dock sells diesel only, cash or card.\n');
+    await vscode.workspace.fs.delete(file.uri);
     const { services } = await extensionApi();
     const memory = await services.memory();
     await waitFor(
       'the chunk to be deleted',
-      async () => (await memory.knowledge.get(chunk.id)) === null,
+      async () => (await memory.knowledge.get(chunk!.id)) === null,
       SYNC_TIMEOUT_MS,
     );
-    const history = await memory.history(chunk.id);
-    assert.equal(history[0]!.commit.op, 'delete');
-    assert.equal(history.length, 3);
+    const history = await memory.history(chunk!.id);
+    assert.deepEqual(
+      history.map((entry) => entry.commit.op),
+      ['delete', 'create'],
+    );
   });
 });

@@ -207,7 +207,11 @@ describe('memory commands', () => {
     const snapshot = await vscode.commands.executeCommand<SnapshotInfo>('workspaceMemory.createSnapshot', {
       label: 'integration test',
     });
-    assert.ok(snapshot.id);
+    assert.equal(snapshot.label, 'integration test');
+    assert.ok(
+      (await (await (await extensionApi()).services.memory()).listSnapshots()).some((s) => s.id === snapshot.id),
+      'the snapshot is listed',
+    );
     const later = await addMemory('Written after the snapshot');
     const restored = await vscode.commands.executeCommand<SnapshotInfo>('workspaceMemory.restoreSnapshot', {
       snapshotId: snapshot.id,
@@ -238,10 +242,15 @@ describe('memory commands', () => {
   });
 
   it('Verify, Show Stats and Rebuild Index report on the store', async () => {
+    const { services } = await extensionApi();
+    const memory = await services.memory();
+    // Counted before and after a memory of its own: the figures do not depend on what other tests left.
+    const before = await memory.stats();
+    const entity = await addMemory('Moorings are inspected every spring by a diver');
     const report = await vscode.commands.executeCommand<{ valid: boolean }>('workspaceMemory.verify');
     assert.equal(report.valid, true);
     const stats = await vscode.commands.executeCommand<{ memories: number; path: string }>('workspaceMemory.showStats');
-    assert.ok(stats.memories > 0);
+    assert.equal(stats.memories, before.memories + 1);
     const shown = await waitFor('the stats document', () => {
       const document = vscode.window.activeTextEditor?.document;
       return document && /# Workspace Memory/.test(document.getText()) ? document : undefined;
@@ -249,8 +258,15 @@ describe('memory commands', () => {
     assert.equal(shown.uri.scheme, 'workspace-memory-report');
     assert.equal(path.posix.basename(shown.uri.path), 'Memory Stats.md');
     assert.equal(shown.isUntitled || shown.isDirty, false);
+    assert.match(shown.getText(), new RegExp(`\\| Memories \\| ${stats.memories} \\|`));
     const indexed = await vscode.commands.executeCommand<number>('workspaceMemory.rebuildIndex');
-    assert.ok(indexed > 0);
+    assert.ok(indexed >= stats.memories, `${indexed} entities indexed, ${stats.memories} memories alone`);
+    // The rebuilt index still finds the memory.
+    const found = await memory.memories.search(services.scope().agentId, services.scope().userId, 'moorings diver');
+    assert.ok(
+      found.some((result) => result.entity.id === entity.id),
+      JSON.stringify(found.map((result) => result.entity.id)),
+    );
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
@@ -266,13 +282,35 @@ describe('memory commands', () => {
     );
   });
 
-  it('shows the Memory views', async () => {
+  it('shows a memory in Collections, its versions in History and its document in an editor', async () => {
     const { views } = await extensionApi();
+    // A memory of its own with two versions, shown in Collections, History and its editor.
+    const entity = await addMemory('Visitors pay harbour dues at the office', { category: 'fact' });
+    await (
+      await (await extensionApi()).services.memory()
+    ).memories.update(entity.id, { content: 'Visitors pay harbour dues at the office or by the app' });
     await vscode.commands.executeCommand('workbench.view.extension.workspaceMemory');
     await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
-    const shown = await entitiesShown('memory');
-    views.history.show(shown[0]!);
-    await vscode.commands.executeCommand('workspaceMemory.open', { kind: 'entity', entity: shown[0] });
+    await waitFor('the Collections view to be visible', () => views.collectionsView.visible);
+    await waitFor('the view to list the memory', async () =>
+      (await entitiesShown('memory')).some((e) => e.id === entity.id),
+    );
+    views.history.show(entity);
+    const commits = await waitFor('the two versions in History', async () => {
+      const nodes = await views.history.getChildren();
+      return nodes.length === 2 ? nodes : undefined;
+    });
+    assert.deepEqual(
+      commits.map((node) => node.commit.op),
+      ['update', 'create'],
+    );
+    assert.equal(views.history.view?.description, 'Visitors pay harbour dues at the office or by the app');
+    await vscode.commands.executeCommand('workspaceMemory.open', { kind: 'entity', entity });
+    const editor = await waitFor('the memory open in an editor', () => {
+      const active = vscode.window.activeTextEditor;
+      return active && sameEntityDocument(active.document.uri, entityUri(entity)) ? active : undefined;
+    });
+    assert.match(editor.document.getText(), /Visitors pay harbour dues at the office or by the app/);
     await screenshot('memory-views', 1500);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });

@@ -28,6 +28,8 @@ describe('Snapshots view', () => {
     // Newest first.
     assert.equal((await views.snapshots.getChildren())[0]?.snapshot.id, created.id);
     await vscode.commands.executeCommand('workspaceMemory.snapshots.focus');
+    // What the screenshot shows: the view open, the new snapshot at its top.
+    await waitFor('the Snapshots view to be visible', () => views.snapshots.view?.visible);
     await screenshot('snapshots-view');
 
     // A memory written after the snapshot: the restore removes it, and says so first.
@@ -36,8 +38,9 @@ describe('Snapshots view', () => {
     const [saved] = await memory.memories.saveMany([
       { agentId, input: { content: `Written after ${label}`, category: 'fact' } },
     ]);
-    assert.ok(saved);
+    assert.ok(saved, 'saveMany saved the memory');
     const [later] = saved;
+    assert.equal((await memory.get(later.id))?.content, `Written after ${label}`, 'there before the restore');
     const preview = await memory.worker.restorePreview(created.id);
     assert.ok(
       preview.removed.ids.some((entry) => entry.id === later.id),

@@ -24,8 +24,6 @@ function idIn(text: string, type: string): string {
 }
 
 describe('language model tools', () => {
-  let memoryId = '';
-
   before(async () => {
     await extensionApi();
   });
@@ -42,7 +40,7 @@ describe('language model tools', () => {
   });
 
   it('memory_save, memory_search and memory_recall', async () => {
-    memoryId = idIn(
+    const memoryId = idIn(
       await invoke('memory_save', { content: 'Pontoon C is closed for dredging until May', tags: ['pontoon'] }),
       'memory',
     );
@@ -56,15 +54,22 @@ describe('language model tools', () => {
   });
 
   it('memory_update, memory_history and memory_forget', async () => {
+    // A memory of its own, not the one the test above saved: it runs alone too.
+    const memoryId = idIn(
+      await invoke('memory_save', { content: 'The slipway winch is out of service until April' }),
+      'memory',
+    );
     assert.match(
-      await invokeApproved('memory_update', { id: memoryId, content: 'Pontoon C reopens in June' }),
+      await invokeApproved('memory_update', { id: memoryId, content: 'The slipway winch works again' }),
       /Updated memory/,
     );
+    const { services } = await extensionApi();
+    const memory = await services.memory();
+    assert.equal((await memory.memories.get(memoryId))?.content, 'The slipway winch works again');
     const history = await invoke('memory_history', { id: memoryId });
     assert.match(history, /update[\s\S]*create/);
     assert.match(await invokeApproved('memory_forget', { id: memoryId }), /Forgot memory/);
-    const { services } = await extensionApi();
-    assert.equal(await (await services.memory()).memories.get(memoryId), null);
+    assert.equal(await memory.memories.get(memoryId), null);
   });
 
   it('records each write as Copilot’s, through its tool, and one the person confirmed as confirmed', async () => {
