@@ -26,16 +26,9 @@ export function stateOfHead(head: { object: unknown; op: CommitOp; review?: Comm
 }
 
 /** The fields a commit's hash covers; `meta` is its stored canonical JSON, null before version 4. */
-export interface HashedCommit {
-  entityId: string;
-  parent: string | null;
-  object: string | null;
-  time: string;
-  author: string;
-  message: string;
-  op: CommitOp;
+export type HashedCommit = Pick<CommitInfo, 'entityId' | 'parent' | 'object' | 'time' | 'author' | 'message' | 'op'> & {
   meta: string | null;
-}
+};
 
 /**
  * The hash of a commit's canonical JSON. Its fields are known, so the text is
