@@ -23,7 +23,19 @@ const layer = (message, ...groups) => ({
 const TYPED = ['src/**/*.ts', 'test/**/*.ts'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test/**', '.cache/**', 'coverage/**'] },
+  // .stryker-tmp: mutation testing's sandboxes, copies of the repository (scripts/mutate.mjs).
+  {
+    ignores: [
+      'dist/**',
+      'out/**',
+      'node_modules/**',
+      '.vscode-test/**',
+      '.cache/**',
+      'coverage/**',
+      '.stryker-tmp/**',
+      'reports/**',
+    ],
+  },
   // A disable comment that no longer silences anything hides the next real finding on its line.
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   js.configs.recommended,
