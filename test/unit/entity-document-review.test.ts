@@ -47,10 +47,10 @@ describe('entity documents: who wrote them, and review', () => {
     const queued = commit({ by: MCP, review: 'pending' });
     const approved = commit({ op: 'approve', object: queued.object, message: 'approve memory' });
     const note = versionNote([approved, queued]);
-    assert.deepEqual(note, { writtenBy: 'by Claude Desktop 0.9.1 · memory_save', approvedBy: 'by ana' });
+    assert.deepEqual(note, { writtenBy: 'by Claude Desktop 0.9.1 (MCP) · memory_save', approvedBy: 'by ana' });
     assert.match(
       renderEntity(memory, false, note),
-      /^# written by Claude Desktop 0\.9\.1 · memory_save, approved by ana$/m,
+      /^# written by Claude Desktop 0\.9\.1 \(MCP\) · memory_save, approved by ana$/m,
     );
     // Approved with the reviewer's edits: a new version, written by the reviewer.
     const edited = commit({ op: 'approve', message: 'approve memory (edited)' });
