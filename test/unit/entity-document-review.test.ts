@@ -94,4 +94,12 @@ describe('entity documents: who wrote them, and review', () => {
     assert.doesNotMatch(old, /Waiting for review|Saving approves/);
     assert.match(old, /An old version, read-only/);
   });
+
+  it('points a retired memory’s version to Reinstate, not to Restore This Version', () => {
+    const note = { ...versionNote([commit({})])!, supersededBy: 'memory-2' };
+    const retired = renderEntity(memory, true, note);
+    assert.match(retired, /^# Superseded by memory-2, read-only: Reinstate .* brings it back\.$/m);
+    assert.doesNotMatch(retired, /Restore This Version/);
+    assert.equal(isReadOnly(memory, true, note), true);
+  });
 });

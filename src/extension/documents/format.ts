@@ -62,6 +62,8 @@ export interface VersionNote {
   approvedBy?: string;
   /** The version waits for review; `proposes` when approving it updates or deletes another entity. */
   pending?: { proposes?: CommitInfo['proposes'] };
+  /** The entity is now retired by this correction (its versions can only be reinstated, not restored). */
+  supersededBy?: string;
 }
 
 /** Commits that change an entity's state (approved, retired, reinstated) and keep its content. */
@@ -167,6 +169,9 @@ export function isReadOnly(entity: Entity, oldVersion: boolean, note?: VersionNo
 
 /** The header's last line: how this document can (or cannot) be changed. */
 function editingNote(entity: Entity, oldVersion: boolean, note: VersionNote | undefined): string {
+  if (oldVersion && note?.supersededBy) {
+    return `Superseded by ${note.supersededBy}, read-only: Reinstate (in History or the Superseded group) brings it back.`;
+  }
   if (oldVersion) return 'An old version, read-only: Restore This Version in the History view makes it current again.';
   if (note?.pending) {
     return isReadOnly(entity, oldVersion, note)

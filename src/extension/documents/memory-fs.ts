@@ -145,13 +145,16 @@ class MemoryFileSystem implements vscode.FileSystemProvider {
     let loaded: Omit<Loaded, 'location'> | undefined;
     try {
       if (location.commit) {
-        const version = await memory.worker.entityAt(location.id, location.commit);
+        const [version, outline] = await Promise.all([
+          memory.worker.entityAt(location.id, location.commit),
+          memory.worker.historyOutline(location.id),
+        ]);
         if (version?.entity) {
-          loaded = {
-            entity: version.entity,
-            note: versionNote([version.commit]),
-            mtime: Date.parse(version.commit.time),
-          };
+          const note = versionNote([version.commit]);
+          // A retired memory's versions come back by Reinstate, not by Restore This Version.
+          const head = outline.commits[0]?.commit;
+          if (note && head?.op === 'supersede' && head.supersededBy) note.supersededBy = head.supersededBy;
+          loaded = { entity: version.entity, note, mtime: Date.parse(version.commit.time) };
         }
       } else {
         const [live, { commits, latest }] = await Promise.all([

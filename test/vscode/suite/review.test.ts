@@ -435,7 +435,8 @@ describe('review and provenance', () => {
     );
     assert.match(editor.document.getText(), /^Staging drains in 30 s$/m);
     assert.match(editor.document.getText(), /^# written by tester$/m, 'by who wrote it, not who retired it');
-    assert.match(editor.document.getText(), /An old version, read-only/);
+    // Its way back is Reinstate: Restore This Version writes only to live memories.
+    assert.match(editor.document.getText(), new RegExp(`^# Superseded by ${correction.id}, read-only: Reinstate`, 'm'));
 
     // Focused, not selected: the row shows its Reinstate button, and its label keeps its dimmed colour.
     await wideSideBar(async () => {
