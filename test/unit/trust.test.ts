@@ -133,6 +133,11 @@ describe('provenance', () => {
       const [latest] = await memory.history(saved.id);
       assert.deepEqual(latest!.commit.by, { kind: 'user', name: 'ben' });
       assert.equal((await memory.verify()).valid, true);
+      // The upgrade also adds the small indexes the review queue and the Superseded group read.
+      const db = new DatabaseSync(path.join(dir, 'memory.db'), { readOnly: true });
+      const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'refs_%'").all();
+      db.close();
+      assert.ok(['refs_pending', 'refs_superseded'].every((name) => indexes.some((row) => row.name === name)));
     } finally {
       await memory.close();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -171,6 +176,10 @@ describe('review queue', () => {
       assert.equal((await memory.recall('a', undefined, 'deploy key')).items.length, 0);
       const [pending] = await memory.review.list({ agentId: 'a' });
       assert.equal(pending!.entity.id, held.id);
+      assert.deepEqual(
+        [await memory.review.count({ agentId: 'a' }), await memory.review.count({ agentId: 'b' })],
+        [1, 0],
+      );
       assert.deepEqual(pending!.commit.by, MCP);
 
       const [outcome] = await memory.review.approve([held.id]);

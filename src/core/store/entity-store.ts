@@ -419,19 +419,16 @@ export class EntityStore {
 
   /** Ids in a state other than live or deleted, newest first: the review queue, the superseded. */
   idsInState(state: RefState, filter: { agentId?: string; type?: EntityType } = {}): string[] {
-    const clauses = ['r.deleted = ?'];
-    const params: SQLInputValue[] = [state];
-    if (filter.agentId !== undefined) {
-      clauses.push('r.agent_id = ?');
-      params.push(filter.agentId);
-    }
-    if (filter.type !== undefined) {
-      clauses.push('r.type = ?');
-      params.push(filter.type);
-    }
+    const { where, params } = heldClause(state, filter);
     return this.db
-      .all(`SELECT r.id FROM refs r WHERE ${clauses.join(' AND ')} ORDER BY r.updated_at DESC, r.id DESC`, ...params)
+      .all(`SELECT r.id FROM refs r WHERE ${where} ORDER BY r.updated_at DESC, r.id DESC`, ...params)
       .map((row) => text(row, 'refs', 'id'));
+  }
+
+  /** How many entities are in `state`: the review badge asks on every refresh, so it is a count, not a list. */
+  countInState(state: RefState, filter: { agentId?: string; type?: EntityType } = {}): number {
+    const { where, params } = heldClause(state, filter);
+    return countOf(this.db.get(`SELECT count(*) AS n FROM refs r WHERE ${where}`, ...params), 'refs');
   }
 
   /**
@@ -589,6 +586,29 @@ export class EntityStore {
       ),
     );
   }
+}
+
+/**
+ * The filter of entities in one state. The state is written into the
+ * statement, not bound: only then does SQLite use the partial index of that
+ * state (refs_pending, refs_superseded in schema.ts). It is one of REF_STATE's
+ * numbers, never outside input.
+ */
+function heldClause(
+  state: RefState,
+  filter: { agentId?: string; type?: EntityType },
+): { where: string; params: SQLInputValue[] } {
+  const clauses = [`r.deleted = ${Number(state)}`];
+  const params: SQLInputValue[] = [];
+  if (filter.agentId !== undefined) {
+    clauses.push('r.agent_id = ?');
+    params.push(filter.agentId);
+  }
+  if (filter.type !== undefined) {
+    clauses.push('r.type = ?');
+    params.push(filter.type);
+  }
+  return { where: clauses.join(' AND '), params };
 }
 
 function whereClause(filter: ListFilter): { where: string; params: SQLInputValue[] } {

@@ -81,6 +81,12 @@ const COMMITS = `CREATE TABLE IF NOT EXISTS commits (
   meta TEXT
 );`;
 
+// Since version 4: the entities waiting for review and those superseded, per agent, newest first.
+// Partial indexes hold only those few rows (nothing for the bulk of writes to maintain); SQLite
+// uses one only for a query naming its state as a literal (see EntityStore.idsInState).
+const HELD_INDEXES = `CREATE INDEX IF NOT EXISTS refs_pending ON refs(agent_id, updated_at) WHERE deleted = 2;
+CREATE INDEX IF NOT EXISTS refs_superseded ON refs(agent_id, updated_at) WHERE deleted = 3;`;
+
 // One row per entity: where its chain ends, plus the columns lists filter on.
 // \`deleted\` is the entity's state, read from its head commit (RefState):
 // 0 live, 1 deleted, 2 waiting for review, 3 superseded by a correction.
@@ -106,7 +112,8 @@ const REFS = `CREATE TABLE IF NOT EXISTS refs (
 CREATE INDEX IF NOT EXISTS refs_scope ON refs(type, agent_id, deleted, created_at, id, user_id);
 CREATE INDEX IF NOT EXISTS refs_profile_user ON refs(user_id, updated_at) WHERE type = 'profile';
 CREATE INDEX IF NOT EXISTS refs_conversation ON refs(agent_id, conversation_id) WHERE conversation_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS refs_source ON refs(agent_id, source) WHERE source IS NOT NULL;`;
+CREATE INDEX IF NOT EXISTS refs_source ON refs(agent_id, source) WHERE source IS NOT NULL;
+${HELD_INDEXES}`;
 
 // Reads are counted here, beside the history, so reading never makes a commit.
 const ACCESS = `CREATE TABLE IF NOT EXISTS access (
@@ -379,6 +386,7 @@ export function copyFromSnapshot(db: Database, table: string, from = 'snap'): vo
 function toVersion4(db: Database): void {
   const columns = db.all("SELECT name FROM pragma_table_info('commits')").map((row) => row.name);
   if (!columns.includes('meta')) db.exec('ALTER TABLE commits ADD COLUMN meta TEXT');
+  db.exec(HELD_INDEXES);
 }
 
 /** Runs inside a write transaction; re-reads the version so two processes creating one store do not both migrate. */

@@ -71,7 +71,7 @@ export class Review {
   }
 
   async count(filter: ReviewFilter = {}): Promise<number> {
-    return this.store.idsInState(REF_STATE.pending, filter).length;
+    return this.store.countInState(REF_STATE.pending, filter);
   }
 
   /**
