@@ -5,9 +5,8 @@ import type { JsonBounds } from './json-guard';
 import { lazy } from './lazy';
 import type { Database } from './store/database';
 import type { EntityStore, RefRow, VersionBody } from './store/entity-store';
-import { entityFromBody } from './store/entity-store';
-import { decodeBody } from './store/object-body';
-import { entityRow, num, text } from './store/rows';
+import { rowToEntity } from './store/entity-store';
+import { num, text } from './store/rows';
 import type { Entity, EntityType } from './types';
 import { ENTITY_TYPES } from './types';
 import { assertAgentFor, assertId, assertJsonInput, assertOptionalId, LIMITS, validateInput } from './validation';
@@ -135,12 +134,11 @@ export function exportState(db: Database, now: string): ExportData {
     Object.values(COLLECTION_OF).map((name) => [name, [] as Entity[]]),
   ) as ExportData['entities'];
   for (const row of db.iterate(
-    `SELECT r.id, r.created_at, r.updated_at, o.data, o.hash FROM refs r JOIN objects o ON o.seq = r.object_seq
+    `SELECT r.id, r.created_at, r.updated_at, r.place, o.data, o.hash FROM refs r JOIN objects o ON o.seq = r.object_seq
      WHERE r.deleted = 0 ORDER BY r.created_at, r.id`,
   )) {
-    const { id, createdAt, updatedAt, hash, data } = entityRow(row);
     // A damaged object fails the export with STORE_CORRUPT naming it, not a raw SyntaxError.
-    const entity = entityFromBody(id, decodeBody(data, hash, id), createdAt, updatedAt);
+    const entity = rowToEntity(row);
     entities[COLLECTION_OF[entity.type]].push(entity);
   }
   const accessCounts: Record<string, number> = {};

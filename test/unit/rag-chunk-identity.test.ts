@@ -1,15 +1,66 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 
-import type { Memory } from '../../src/core/memory';
+import { Memory } from '../../src/core/memory';
 import { planChunks, type StoredChunk } from '../../src/core/rag/chunk-matching';
-import type { KnowledgeEntity, KnowledgeInput } from '../../src/core/types';
+import { commitHash } from '../../src/core/store/commits';
+import { canonicalJson, sha256 } from '../../src/core/store/hashing';
+import type { CommitOp, KnowledgeEntity, KnowledgeInput } from '../../src/core/types';
 import { openTemp, tempDir } from './helpers';
 
 /** A Markdown file of one chunk per section: sections never share a chunk. */
 const sections = (names: string[]): string =>
   names.map((name) => `## ${name}\n\nThe ${name} section says something about ${name}.\n`).join('\n');
+
+/**
+ * Turns a store into what schema 4 wrote: each chunk's place inside its
+ * current version (a new object, its commit re-hashed down the chain) and no
+ * `refs.place` column.
+ */
+function makeVersion4(file: string): void {
+  const db = new DatabaseSync(file);
+  const placed = db
+    .prepare(
+      'SELECT r.id, r.place, r.object_seq, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq WHERE r.place IS NOT NULL',
+    )
+    .all();
+  for (const row of placed) {
+    const data = canonicalJson({ ...JSON.parse(String(row.data)), ...JSON.parse(String(row.place)) });
+    const seq = Number(
+      db.prepare('INSERT INTO objects (hash, data) VALUES (?, ?)').run(sha256(data), data).lastInsertRowid,
+    );
+    db.prepare('UPDATE commits SET object_seq = ? WHERE entity_id = ? AND object_seq = ?').run(
+      seq,
+      row.id as string,
+      row.object_seq as number,
+    );
+    db.prepare('UPDATE refs SET object_seq = ? WHERE id = ?').run(seq, row.id as string);
+  }
+  const hashes = new Map<number, string>();
+  const commits = db
+    .prepare(
+      'SELECT c.seq, c.parent_seq, c.entity_id, c.time, c.author, c.message, c.op, c.meta, o.hash AS object FROM commits c LEFT JOIN objects o ON o.seq = c.object_seq ORDER BY c.seq',
+    )
+    .all();
+  for (const row of commits) {
+    const hash = commitHash({
+      entityId: String(row.entity_id),
+      parent: row.parent_seq === null ? null : hashes.get(row.parent_seq as number)!,
+      object: (row.object as string | null) ?? null,
+      time: String(row.time),
+      author: String(row.author),
+      message: String(row.message),
+      op: row.op as CommitOp,
+      meta: (row.meta as string | null) ?? null,
+    });
+    hashes.set(row.seq as number, hash);
+    db.prepare('UPDATE commits SET hash = ? WHERE seq = ?').run(hash, row.seq as number);
+  }
+  db.exec('ALTER TABLE refs DROP COLUMN place; PRAGMA user_version = 4;');
+  db.close();
+}
 
 describe('rag: chunks keep their identity across edits', () => {
   let memory: Memory;
@@ -51,14 +102,14 @@ describe('rag: chunks keep their identity across edits', () => {
     );
   });
 
-  it('a section inserted in the middle is added; the chunks after it keep their ids, with the new places and lines', async () => {
+  it('a section inserted in the middle is added; the chunks after it keep their ids and versions, with the new places and lines', async () => {
     fs.writeFileSync(file(), sections(['alpha', 'beta', 'gamma', 'delta']));
     await memory.rag.sync(docs, 'a');
     const before = await byHeading();
     fs.writeFileSync(file(), sections(['alpha', 'beta', 'inserted', 'gamma', 'delta']));
     const report = await memory.rag.sync(docs, 'a');
-    // Moved chunks get a version (their place and lines are part of what they say), but none is rewritten with another's text.
-    assert.deepEqual(report.chunks, { added: 1, updated: 2, removed: 0 });
+    // Moved chunks keep their version: their place and lines are kept beside it (see store/place.ts).
+    assert.deepEqual(report.chunks, { added: 1, updated: 0, removed: 0 });
     const after = await chunks();
     assert.deepEqual(
       after.map((chunk) => [chunk.chunkIndex, chunk.headingPath?.[0]]),
@@ -74,9 +125,8 @@ describe('rag: chunks keep their identity across edits', () => {
       const chunk = after.find((entity) => entity.headingPath?.[0] === name)!;
       assert.equal(chunk.id, before.get(name)!.id, `${name} keeps its id`);
       const history = await memory.history(chunk.id);
-      assert.ok(history.length <= 2, name);
-      // Every version of the chunk held the same section.
-      for (const entry of history) assert.match(entry.entity?.content ?? '', new RegExp(`## ${name}`));
+      assert.equal(history.length, 1, `${name} has one version`);
+      assert.equal(history[0]!.entity?.startLine, chunk.startLine, 'history shows the current version where it is now');
     }
     const gamma = after.find((entity) => entity.headingPath?.[0] === 'gamma')!;
     assert.equal(
@@ -92,13 +142,83 @@ describe('rag: chunks keep their identity across edits', () => {
     const before = await byHeading();
     fs.writeFileSync(file(), sections(['alpha', 'gamma', 'delta']));
     const report = await memory.rag.sync(docs, 'a');
-    assert.deepEqual(report.chunks, { added: 0, updated: 2, removed: 1 });
+    assert.deepEqual(report.chunks, { added: 0, updated: 0, removed: 1 });
     const after = await chunks();
     assert.deepEqual(
       after.map((chunk) => [chunk.chunkIndex, chunk.id]),
       ['alpha', 'gamma', 'delta'].map((name, index) => [index, before.get(name)!.id]),
     );
     assert.equal(await memory.get(before.get('beta')!.id), null);
+  });
+
+  it('a line inserted at the top moves every chunk down a place and its lines, and gives none a new version', async () => {
+    const names = Array.from({ length: 12 }, (_, i) => `part${i}`);
+    fs.writeFileSync(file(), sections(names));
+    await memory.rag.sync(docs, 'a');
+    const before = await byHeading();
+    fs.writeFileSync(file(), `Draft: under review.\n\n${sections(names)}`);
+    const report = await memory.rag.sync(docs, 'a');
+    // The new line is a chunk of its own, before the first section.
+    assert.deepEqual(report.chunks, { added: 1, updated: 0, removed: 0 });
+    const lines = fs.readFileSync(file(), 'utf8').split('\n');
+    const after = await byHeading();
+    for (const name of names) {
+      const chunk = after.get(name)!;
+      assert.equal(chunk.id, before.get(name)!.id);
+      assert.equal(chunk.chunkIndex, before.get(name)!.chunkIndex! + 1, `${name} moved a place down`);
+      assert.equal(chunk.startLine, before.get(name)!.startLine! + 2, `${name} moved two lines down`);
+      assert.equal(lines[chunk.startLine - 1], `## ${name}`, `${name}'s lines point at its heading`);
+      assert.equal(await versions(chunk.id), 1, `${name} keeps its version`);
+      // Everything that reads a chunk sees where it is now: get, search and export.
+      assert.equal((await memory.get(chunk.id))?.startLine, chunk.startLine);
+    }
+    const [hit] = await memory.knowledge.search('a', 'part7 section says');
+    assert.equal(hit?.entity.startLine, after.get('part7')!.startLine);
+    const exported = (await memory.export()).entities.knowledge.find((chunk) => chunk.id === after.get('part7')!.id);
+    assert.equal(exported?.startLine, after.get('part7')!.startLine);
+    assert.equal((await memory.verify()).valid, true);
+  });
+
+  it('chunks a version-4 store wrote, with their place inside, keep their version when they move after the upgrade', async () => {
+    const names = ['alpha', 'beta', 'gamma'];
+    fs.writeFileSync(file(), sections(names));
+    await memory.rag.sync(docs, 'a');
+    const before = await byHeading();
+    const dir = memory.dir;
+    await memory.close();
+    makeVersion4(path.join(dir, 'memory.db'));
+    memory = await Memory.open({ dir, author: 'test' });
+    assert.equal((await memory.verify()).valid, true);
+    assert.deepEqual(await byHeading(), before, 'the upgrade reads every chunk as it was');
+    fs.writeFileSync(file(), `Read this first.\n\n${sections(names)}`);
+    assert.deepEqual((await memory.rag.sync(docs, 'a')).chunks, { added: 1, updated: 0, removed: 0 });
+    const after = await byHeading();
+    for (const name of names) {
+      assert.equal(await versions(after.get(name)!.id), 1, `${name} keeps its version`);
+      assert.equal(after.get(name)!.startLine, before.get(name)!.startLine! + 2);
+    }
+    assert.equal((await memory.verify()).valid, true);
+  });
+
+  it('a chunk edited after moving gets a new version that records its place; restoring the old one keeps it where it is', async () => {
+    fs.writeFileSync(file(), sections(['alpha', 'beta']));
+    await memory.rag.sync(docs, 'a');
+    fs.writeFileSync(file(), `Intro line.\n\n${sections(['alpha', 'beta'])}`);
+    await memory.rag.sync(docs, 'a');
+    fs.writeFileSync(file(), `Intro line.\n\n${sections(['alpha', 'beta'])}More on beta.\n`);
+    assert.deepEqual((await memory.rag.sync(docs, 'a')).chunks, { added: 0, updated: 1, removed: 0 });
+    const beta = (await byHeading()).get('beta')!;
+    const lines = fs.readFileSync(file(), 'utf8').split('\n');
+    assert.equal(lines[beta.startLine! - 1], '## beta');
+    assert.equal(lines[beta.endLine! - 1], 'More on beta.');
+    const [latest, first] = await memory.history(beta.id);
+    assert.equal(latest!.entity?.endLine, beta.endLine);
+    assert.equal(first!.entity?.content.includes('More on beta'), false);
+    // What Restore This Version does in the History view.
+    await memory.knowledge.update(beta.id, { content: first!.entity.content });
+    const restored = (await memory.get(beta.id))!;
+    assert.equal(restored.content, first!.entity.content);
+    assert.equal(restored.startLine, beta.startLine, 'the restored text stays at the place the chunk has');
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Database } from '../store/database';
+import { CHUNK_INDEX_SQL } from '../store/place';
 import { countOf, num, text, textOrNull } from '../store/rows';
 
 /**
@@ -97,8 +98,7 @@ export function documentChunkPage(
     .all(
       `SELECT r.id FROM refs r INDEXED BY refs_source JOIN objects o ON o.seq = r.object_seq
        WHERE r.agent_id = ? AND r.source = ? AND r.type = 'knowledge' AND r.deleted = 0
-       ORDER BY CASE WHEN json_valid(o.data) THEN json_extract(o.data, '$.chunkIndex') END IS NULL,
-         CASE WHEN json_valid(o.data) THEN json_extract(o.data, '$.chunkIndex') END, r.created_at, r.id
+       ORDER BY ${CHUNK_INDEX_SQL} IS NULL, ${CHUNK_INDEX_SQL}, r.created_at, r.id
        LIMIT ? OFFSET ?`,
       agentId,
       source,

@@ -1,7 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 
 import type { Database } from '../store/database';
-import { text } from '../store/rows';
+import type { VersionBody } from '../store/entity-store';
+import { PLACE_FIELDS, withPlace } from '../store/place';
+import { text, textOrNull } from '../store/rows';
 import type { KnowledgeInput } from '../types';
 import { chunksOf } from './state';
 
@@ -19,18 +21,18 @@ export interface StoredChunk {
 export function storedChunks(db: Database, agentId: string, source: string): StoredChunk[] {
   const ids = chunksOf(db, agentId, source);
   if (ids.length === 0) return [];
-  const data = new Map<string, string>();
+  const fields = new Map<string, Record<string, unknown>>();
   for (const row of db.all(
-    `SELECT r.id, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq
+    `SELECT r.id, r.place, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq
      WHERE r.id IN (SELECT value FROM json_each(?))`,
     JSON.stringify(ids),
   )) {
-    data.set(text(row, 'refs', 'id'), text(row, 'objects', 'data'));
+    // chunksOf only names chunks whose object is valid JSON.
+    const body = JSON.parse(text(row, 'objects', 'data')) as VersionBody;
+    fields.set(text(row, 'refs', 'id'), withPlace(body, textOrNull(row, 'refs', 'place')));
   }
-  // chunksOf only names chunks whose object is valid JSON; one deleted in between (another process) is left out.
-  return ids
-    .filter((id) => data.has(id))
-    .map((id) => ({ id, fields: JSON.parse(data.get(id)!) as Record<string, unknown> }));
+  // One deleted in between (another process) is left out.
+  return ids.filter((id) => fields.has(id)).map((id) => ({ id, fields: fields.get(id)! }));
 }
 
 /** How a file's new chunks are written over its stored ones. */
@@ -46,15 +48,19 @@ export interface ChunkPlan {
 }
 
 /**
- * The file hash every chunk records changes with any edit of the file; a
- * chunk that says the same as before at the same place keeps its version
- * (and the hash of the file it was written from).
+ * Whether a stored chunk already holds what a new one says, leaving out the
+ * fields in `ignored`. The file hash every chunk records changes with any
+ * edit of the file: a chunk that says the same as before keeps its version,
+ * and the hash of the file it was written from.
  */
-function sameChunk(stored: StoredChunk, input: KnowledgeInput): boolean {
+function sameFields(stored: StoredChunk, input: KnowledgeInput, ignored: ReadonlySet<string>): boolean {
   return Object.entries(input).every(
-    ([key, value]) => key === 'sourceHash' || value === undefined || isDeepStrictEqual(stored.fields[key], value),
+    ([key, value]) => ignored.has(key) || value === undefined || isDeepStrictEqual(stored.fields[key], value),
   );
 }
+
+const FILE_HASH: ReadonlySet<string> = new Set(['sourceHash']);
+const FILE_HASH_AND_PLACE: ReadonlySet<string> = new Set(['sourceHash', ...PLACE_FIELDS]);
 
 const placeOf = (fields: Record<string, unknown>): number =>
   typeof fields.chunkIndex === 'number' ? fields.chunkIndex : -1;
@@ -90,9 +96,20 @@ export function planChunks(stored: readonly StoredChunk[], inputs: readonly Know
   const moves: { id: string; input: KnowledgeInput; from: number; to: number }[] = [];
   inputs.forEach((input, j) => {
     const i = partner[j];
-    if (i === undefined) plan.added.push(input);
-    else if (sameChunk(stored[i]!, input)) plan.unchanged++;
-    else moves.push({ id: stored[i]!.id, input, from: placeOf(stored[i]!.fields), to: input.chunkIndex ?? j });
+    if (i === undefined) {
+      plan.added.push(input);
+      return;
+    }
+    const chunk = stored[i]!;
+    if (sameFields(chunk, input, FILE_HASH)) {
+      plan.unchanged++;
+      return;
+    }
+    // Only its place moved: written with the file hash it has, its version stays and only the ref's place changes.
+    const moved = sameFields(chunk, input, FILE_HASH_AND_PLACE);
+    const kept = chunk.fields.sourceHash;
+    const update = moved && typeof kept === 'string' ? { ...input, sourceHash: kept } : input;
+    moves.push({ id: chunk.id, input: update, from: placeOf(chunk.fields), to: input.chunkIndex ?? j });
   });
   // Each place holds one chunk (see state.ts chunkAt): chunks moving down the
   // document go first, the furthest down first, then those moving up, the

@@ -1,6 +1,7 @@
 import type { SQLOutputValue } from 'node:sqlite';
 
 import type { Database } from '../store/database';
+import { CHUNK_INDEX_SQL } from '../store/place';
 import { countOf, num, text } from '../store/rows';
 
 /** What a sync last saw of a file: if size and time still match, the file is not read again. */
@@ -94,7 +95,7 @@ const SYNC_CHUNK = `r.type = 'knowledge' AND r.deleted = 0 AND r.user_id IS NULL
 function chunkPlaces(db: Database, agentId: string, source: string): { id: string; place: string }[] {
   return db
     .all(
-      `SELECT r.id, json_extract(o.data, '$.chunkIndex') AS place FROM refs r INDEXED BY refs_source
+      `SELECT r.id, ${CHUNK_INDEX_SQL} AS place FROM refs r INDEXED BY refs_source
        JOIN objects o ON o.seq = r.object_seq
        WHERE r.agent_id = ? AND r.source = ? AND ${SYNC_CHUNK}
        ORDER BY place, r.id`,
@@ -105,7 +106,7 @@ function chunkPlaces(db: Database, agentId: string, source: string): { id: strin
 }
 
 /**
- * A chunk's place as a key: json_extract gives its chunkIndex as stored (a
+ * A chunk's place as a key: CHUNK_INDEX_SQL gives its chunkIndex as stored (a
  * number, as sync writes it), or NULL where there is none; chunks without one
  * share a place, as they always did.
  */
@@ -127,7 +128,7 @@ export function chunksOf(db: Database, agentId: string, source: string): string[
 export function chunkAt(db: Database, agentId: string, source: string, index: number): string | undefined {
   const row = db.get(
     `SELECT r.id FROM refs r INDEXED BY refs_source JOIN objects o ON o.seq = r.object_seq
-     WHERE r.agent_id = ? AND r.source = ? AND ${SYNC_CHUNK} AND json_extract(o.data, '$.chunkIndex') = ?
+     WHERE r.agent_id = ? AND r.source = ? AND ${SYNC_CHUNK} AND ${CHUNK_INDEX_SQL} = ?
      ORDER BY r.id LIMIT 1`,
     agentId,
     source,

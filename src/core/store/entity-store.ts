@@ -12,6 +12,7 @@ import type { Database, Row } from './database';
 import { canonicalJson, sha256 } from './hashing';
 import { missingTableError, translateMissingTable } from './missing-table';
 import { decodeBody, storedBody } from './object-body';
+import { splitPlace, withPlace } from './place';
 import {
   type CommitRow,
   commitRow,
@@ -37,6 +38,8 @@ export type VersionBody = { type: EntityType; agentId: string; userId?: string }
 export interface RefRow extends StoredRef {
   head: string;
   object: string | null;
+  /** Where a document chunk sits, beside its versions (see place.ts). */
+  place: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -50,7 +53,15 @@ export interface ListFilter {
 }
 
 /** Fields that hold ids (scopes and links), never redacted: see guardBody. */
-const ID_FIELDS: ReadonlySet<string> = new Set(['type', 'agentId', 'userId', 'supersedes', 'sourceSession', 'conversationId', 'sourceHash']);
+const ID_FIELDS: ReadonlySet<string> = new Set([
+  'type',
+  'agentId',
+  'userId',
+  'supersedes',
+  'sourceSession',
+  'conversationId',
+  'sourceHash',
+]);
 
 /** What a write adds to its commit's meta besides who made it. */
 export type CommitLinks = Omit<CommitMeta, 'by'>;
@@ -100,7 +111,7 @@ export function bodyOf(entity: Entity): VersionBody {
 
 // A ref with the hashes of its head commit and object, found by row number.
 const REF_SELECT = `SELECT r.id, r.type, r.agent_id, r.user_id, r.head_seq, r.object_seq, r.deleted, r.created_at,
-  r.updated_at, c.hash AS head, o.hash AS object
+  r.updated_at, r.place, c.hash AS head, o.hash AS object
   FROM refs r JOIN commits c ON c.seq = r.head_seq LEFT JOIN objects o ON o.seq = r.object_seq`;
 
 // A commit with its parent's and object's hashes, found by row number.
@@ -109,7 +120,7 @@ const COMMIT_SELECT = `SELECT c.seq, c.hash, c.entity_id, c.parent_seq, c.object
   FROM commits c LEFT JOIN commits p ON p.seq = c.parent_seq LEFT JOIN objects o ON o.seq = c.object_seq`;
 
 const ENTITY_SELECT =
-  'SELECT r.id, r.created_at, r.updated_at, o.hash, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq';
+  'SELECT r.id, r.created_at, r.updated_at, r.place, o.hash, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq';
 
 /**
  * The store's synchronous heart: objects, commit chains, refs, access counts
@@ -231,9 +242,11 @@ export class EntityStore {
       const found = this.commitAt(seq);
       if (!found) break; // verify() reports the broken chain; history shows what it can.
       const body = found.objectSeq === null ? undefined : this.objectBodyAt(found.objectSeq, id);
+      // The ref's place is where the current version sits now; older versions keep what they recorded.
+      const placed = body && seq === ref.headSeq ? withPlace(body, ref.place) : body;
       entries.push({
         commit: found.commit,
-        entity: body ? entityFromBody(id, body, ref.createdAt, found.commit.time) : null,
+        entity: placed ? entityFromBody(id, placed, ref.createdAt, found.commit.time) : null,
       });
       seq = found.parentSeq;
     }
@@ -251,16 +264,22 @@ export class EntityStore {
         `The id ${request.id} belongs to a ${ref.type}, not a ${request.body.type}.`,
       );
     }
-    const data = canonicalJson(request.body);
+    // A chunk's place is kept beside its versions: moved, it keeps its version. A version written
+    // back without one (a revert, an older version restored) stays where the chunk is.
+    const split = splitPlace(request.body);
+    const { body } = split;
+    const place = split.place ?? ref?.place ?? null;
+    const data = canonicalJson(body);
     const object = sha256(data);
     const time = request.time ?? this.timestamp();
     const createdAt = ref && !ref.deleted ? ref.createdAt : (request.createdAt ?? time);
     // The state the new head leaves the entity in: live, or held for review, or (a redaction of a
     // retired memory, written with op 'supersede') still superseded.
     const state = stateOfHead({ object, op: request.op, review: request.links?.review });
-    if (ref && ref.state === REF_STATE.live && state === REF_STATE.live && ref.object === object) {
+    if (ref && ref.state === REF_STATE.live && state === REF_STATE.live && this.holdsVersion(ref, object)) {
       const head = this.commitAt(ref.headSeq);
       if (head) {
+        if (ref.place !== place) this.db.run('UPDATE refs SET place = ? WHERE id = ?', place, request.id);
         return {
           entity: entityFromBody(request.id, request.body, createdAt, ref.updatedAt),
           commit: head.commit,
@@ -283,16 +302,17 @@ export class EntityStore {
     // Indexed before the ref is written, so the ref records its search row in the same statement.
     // An entity that is not live is not searchable: it leaves the index if it was in it.
     let searchRowid: number | null = null;
-    if (state === REF_STATE.live) searchRowid = this.indexer.index(request.id, request.body, request.fresh === true);
+    if (state === REF_STATE.live) searchRowid = this.indexer.index(request.id, body, request.fresh === true);
     else if (ref?.state === REF_STATE.live) this.indexer.remove(request.id);
     this.db.run(
       `INSERT INTO refs (id, type, agent_id, user_id, head_seq, object_seq, deleted, created_at, updated_at,
-         conversation_id, source, search_rowid)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         conversation_id, source, search_rowid, place)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(id) DO UPDATE SET agent_id = excluded.agent_id, user_id = excluded.user_id,
          head_seq = excluded.head_seq, object_seq = excluded.object_seq, deleted = excluded.deleted,
          created_at = excluded.created_at, updated_at = excluded.updated_at,
-         conversation_id = excluded.conversation_id, source = excluded.source, search_rowid = excluded.search_rowid`,
+         conversation_id = excluded.conversation_id, source = excluded.source, search_rowid = excluded.search_rowid,
+         place = excluded.place`,
       request.id,
       request.body.type,
       request.body.agentId,
@@ -305,6 +325,7 @@ export class EntityStore {
       typeof request.body.conversationId === 'string' ? request.body.conversationId : null,
       typeof request.body.source === 'string' ? request.body.source : null,
       searchRowid,
+      place,
     );
     return {
       entity: entityFromBody(request.id, request.body, createdAt, commit.time),
@@ -312,6 +333,18 @@ export class EntityStore {
       changed: true,
       objectSeq,
     };
+  }
+
+  /**
+   * Whether the ref's current version already says what `object` does: the
+   * same object, or (a chunk written before schema 5, with its place inside
+   * its version) the same once its place is taken out.
+   */
+  private holdsVersion(ref: RefRow, object: string): boolean {
+    if (ref.object === object) return true;
+    if (ref.type !== 'knowledge' || ref.objectSeq === null) return false;
+    const stored = this.objectBodyAt(ref.objectSeq, ref.id);
+    return stored !== undefined && sha256(canonicalJson(splitPlace(stored).body)) === object;
   }
 
   /** Stores an object once; returns its row whether it was new or already there. */
@@ -388,7 +421,8 @@ export class EntityStore {
     }
     const body = seq === null ? undefined : this.objectBodyAt(seq, id);
     if (!body) return undefined;
-    return { entity: entityFromBody(id, body, ref.createdAt, ref.updatedAt), state: ref.state, head };
+    const placed = seq === ref.objectSeq ? withPlace(body, ref.place) : body;
+    return { entity: entityFromBody(id, placed, ref.createdAt, ref.updatedAt), state: ref.state, head };
   }
 
   /**
@@ -484,7 +518,7 @@ export class EntityStore {
     // One statement for any number of ids: they arrive as a JSON array.
     const rows = this.sideTable(() =>
       this.db.all(
-        `SELECT r.id, r.created_at, r.updated_at, o.hash, o.data, coalesce(a.count, 0) AS access_count
+        `SELECT r.id, r.created_at, r.updated_at, r.place, o.hash, o.data, coalesce(a.count, 0) AS access_count
        FROM json_each(?) j JOIN refs r ON r.id = j.value JOIN objects o ON o.seq = r.object_seq
        LEFT JOIN access a ON a.entity_id = r.id
        WHERE r.deleted = 0`,
@@ -630,9 +664,10 @@ function whereClause(filter: ListFilter): { where: string; params: SQLInputValue
   return { where: clauses.join(' AND '), params };
 }
 
-function rowToEntity(row: Row): Entity {
-  const { id, createdAt, updatedAt, hash, data } = entityRow(row);
-  return entityFromBody(id, decodeBody(data, hash, id), createdAt, updatedAt);
+/** An entity from a row of ENTITY_SELECT's columns (id, timestamps, place, object hash and data). */
+export function rowToEntity(row: Row): Entity {
+  const { id, createdAt, updatedAt, hash, data, place } = entityRow(row);
+  return entityFromBody(id, withPlace(decodeBody(data, hash, id), place), createdAt, updatedAt);
 }
 
 function toRef(row: Row): RefRow {
@@ -640,6 +675,7 @@ function toRef(row: Row): RefRow {
     ...refRow(row),
     head: text(row, 'commits', 'head'),
     object: textOrNull(row, 'objects', 'object'),
+    place: textOrNull(row, 'refs', 'place'),
     createdAt: text(row, 'refs', 'created_at'),
     updatedAt: text(row, 'refs', 'updated_at'),
   };

@@ -139,11 +139,13 @@ export function objectRow(row: Row): ObjectRow {
   return { hash: text(row, 'objects', 'hash'), data: text(row, 'objects', 'data') };
 }
 
-/** A live entity: its ref's id and timestamps with its current object. */
+/** A live entity: its ref's id, timestamps and place with its current object. */
 export interface EntityRow extends ObjectRow {
   id: string;
   createdAt: string;
   updatedAt: string;
+  /** Where a document chunk sits (refs.place, see place.ts); NULL for everything else. */
+  place: string | null;
 }
 
 export function entityRow(row: Row): EntityRow {
@@ -153,6 +155,7 @@ export function entityRow(row: Row): EntityRow {
     updatedAt: text(row, 'refs', 'updated_at'),
     hash: text(row, 'objects', 'hash'),
     data: text(row, 'objects', 'data'),
+    place: textOrNull(row, 'refs', 'place'),
   };
 }
 

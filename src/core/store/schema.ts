@@ -4,7 +4,7 @@ import type { Database } from './database';
 import { countOf, text } from './rows';
 
 /** Bumped whenever the layout changes; `migrate` brings older stores forward. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** The FTS5 table (and its vocabulary) that indexes one searchable type's search rows. */
 export const ftsTable = (type: string): string => `fts_${type}`;
@@ -107,7 +107,11 @@ const REFS = `CREATE TABLE IF NOT EXISTS refs (
   conversation_id TEXT,
   source TEXT,
   -- The search_docs row that indexes the entity, if any.
-  search_rowid INTEGER
+  search_rowid INTEGER,
+  -- Since version 5: where a document chunk sits in its document (chunk
+  -- index and lines, as canonical JSON; see place.ts), kept out of its
+  -- versions so that moving it makes no commit. NULL for everything else.
+  place TEXT
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS refs_scope ON refs(type, agent_id, deleted, created_at, id, user_id);
 CREATE INDEX IF NOT EXISTS refs_profile_user ON refs(user_id, updated_at) WHERE type = 'profile';
@@ -208,7 +212,7 @@ export function missingTables(db: Database, tables: readonly string[], schema = 
  * Columns later versions added to a table, by the version that added them:
  * a snapshot taken before then lacks them and is still whole.
  */
-const ADDED_COLUMNS: Readonly<Record<string, number>> = { 'commits.meta': 4 };
+const ADDED_COLUMNS: Readonly<Record<string, number>> = { 'commits.meta': 4, 'refs.place': 5 };
 
 let expectedColumns: ReadonlyMap<StoreTable, readonly string[]> | undefined;
 
@@ -389,6 +393,12 @@ function toVersion4(db: Database): void {
   db.exec(HELD_INDEXES);
 }
 
+// Version 5: a chunk's place moves out of its versions into its ref (see REFS).
+function toVersion5(db: Database): void {
+  const columns = db.all("SELECT name FROM pragma_table_info('refs')").map((row) => row.name);
+  if (!columns.includes('place')) db.exec('ALTER TABLE refs ADD COLUMN place TEXT');
+}
+
 /** Runs inside a write transaction; re-reads the version so two processes creating one store do not both migrate. */
 export function migrate(db: Database): void {
   const from = Number(db.get('PRAGMA user_version')?.user_version ?? 0);
@@ -397,5 +407,6 @@ export function migrate(db: Database): void {
   if (from < 2) db.exec(V2);
   if (from < 3) toVersion3(db);
   if (from < 4) toVersion4(db);
+  if (from < 5) toVersion5(db);
   db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
 }
