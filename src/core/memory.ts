@@ -38,6 +38,7 @@ import { Snapshots } from './snapshots';
 import type { SnapshotInfo } from './snapshots/manifests';
 import type { RestorePreview } from './snapshots/preview';
 import { Database } from './store/database';
+import { headProvenance } from './store/entity-queries';
 import { EntityStore } from './store/entity-store';
 import { prepareStoreFolder, STORE_FILE } from './store/store-file';
 import { Reverter, type RevertFilter, type RevertReport } from './trust/revert';
@@ -327,7 +328,7 @@ export class Memory {
           this.knowledge.search(agent, text, limit, { includeShared }),
         profile: async (agent, user) =>
           (await this.profiles.getByUser(agent, user)) ?? (await this.profiles.getSharedByUser(user)),
-        provenance: async (ids) => this.store.headProvenance(ids),
+        provenance: async (ids) => headProvenance(this.db, ids),
         markRecalled: async (ids) => this.recordAccess(ids),
       },
       agentId,
@@ -427,13 +428,13 @@ export class Memory {
    */
   private recordAccess(ids: readonly string[]): void {
     const all = [...this.unrecordedAccess, ...ids].slice(-MAX_UNRECORDED_ACCESS);
-    this.unrecordedAccess = this.db.tryTransaction(() => this.store.incrementAccess(all)) ? [] : all;
+    this.unrecordedAccess = this.db.tryTransaction(() => this.store.access.increment(all)) ? [] : all;
   }
 
   async close(): Promise<void> {
     if (this.unrecordedAccess.length > 0 && !this.db.isClosed) {
       try {
-        this.db.transaction(() => this.store.incrementAccess(this.unrecordedAccess));
+        this.db.transaction(() => this.store.access.increment(this.unrecordedAccess));
       } catch {
         // Read counts only: a close never fails over them.
       }

@@ -4,8 +4,8 @@ import { MemoryError } from './errors';
 import type { JsonBounds } from './json-guard';
 import { lazy } from './lazy';
 import type { Database } from './store/database';
-import type { EntityStore, RefRow, VersionBody } from './store/entity-store';
-import { rowToEntity } from './store/entity-store';
+import { type RefRow, rowToEntity } from './store/entity-queries';
+import type { EntityStore, VersionBody } from './store/entity-store';
 import { num, text } from './store/rows';
 import type { Entity, EntityType } from './types';
 import { ENTITY_TYPES } from './types';
@@ -270,7 +270,7 @@ export function importState(store: EntityStore, data: unknown, options: ImportOp
         );
       }
     }
-    store.audit('import', null, [], {
+    store.log.record('import', null, [], {
       imported: report.imported,
       overwritten: report.overwritten,
       skipped: report.skipped,

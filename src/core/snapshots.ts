@@ -79,7 +79,7 @@ export class Snapshots {
       // names, which nothing would list, count or remove.
       replaceFileSync(this.manifest(id), JSON.stringify(info, null, 2));
       fs.renameSync(partial, file);
-      this.db.transaction(() => this.store.audit('snapshot', null, [], { snapshot: id, label }));
+      this.db.transaction(() => this.store.log.record('snapshot', null, [], { snapshot: id, label }));
       return info;
     } catch (error) {
       // All or nothing: a snapshot that failed must not be listed, nor leave its copy taking space.
@@ -215,7 +215,7 @@ export class Snapshots {
     this.store.reindex();
     // Vectors came back with the snapshot: caches of other processes are stale.
     this.db.run('UPDATE vector_generation SET generation = generation + 1 WHERE id = 1');
-    this.store.audit('restore', null, [], { snapshot: id, ...detail });
+    this.store.log.record('restore', null, [], { snapshot: id, ...detail });
   }
 
   /** Mends the damaged live store from snapshot `id` (see rebuildOver), with what of it can still be read. */

@@ -7,7 +7,7 @@ import { Memory } from '../../src/core/memory';
 import { planChunks, type StoredChunk } from '../../src/core/rag/chunk-matching';
 import { commitHash } from '../../src/core/store/commits';
 import { canonicalJson, sha256 } from '../../src/core/store/hashing';
-import type { CommitOp, KnowledgeEntity, KnowledgeInput } from '../../src/core/types';
+import type { CommitOp, Entity, KnowledgeEntity, KnowledgeInput } from '../../src/core/types';
 import { openTemp, tempDir } from './helpers';
 
 /** A Markdown file of one chunk per section: sections never share a chunk. */
@@ -61,6 +61,10 @@ function makeVersion4(file: string): void {
   db.exec('ALTER TABLE refs DROP COLUMN place; PRAGMA user_version = 4;');
   db.close();
 }
+
+/** A chunk read through an API that returns any entity. */
+const asChunk = (entity: Entity | null | undefined): KnowledgeEntity | undefined =>
+  entity?.type === 'knowledge' ? entity : undefined;
 
 describe('rag: chunks keep their identity across edits', () => {
   let memory: Memory;
@@ -126,7 +130,11 @@ describe('rag: chunks keep their identity across edits', () => {
       assert.equal(chunk.id, before.get(name)!.id, `${name} keeps its id`);
       const history = await memory.history(chunk.id);
       assert.equal(history.length, 1, `${name} has one version`);
-      assert.equal(history[0]!.entity?.startLine, chunk.startLine, 'history shows the current version where it is now');
+      assert.equal(
+        asChunk(history[0]!.entity)?.startLine,
+        chunk.startLine,
+        'history shows the current version where it is now',
+      );
     }
     const gamma = after.find((entity) => entity.headingPath?.[0] === 'gamma')!;
     assert.equal(
@@ -170,12 +178,12 @@ describe('rag: chunks keep their identity across edits', () => {
       assert.equal(lines[chunk.startLine - 1], `## ${name}`, `${name}'s lines point at its heading`);
       assert.equal(await versions(chunk.id), 1, `${name} keeps its version`);
       // Everything that reads a chunk sees where it is now: get, search and export.
-      assert.equal((await memory.get(chunk.id))?.startLine, chunk.startLine);
+      assert.equal((await memory.knowledge.get(chunk.id))?.startLine, chunk.startLine);
     }
     const [hit] = await memory.knowledge.search('a', 'part7 section says');
     assert.equal(hit?.entity.startLine, after.get('part7')!.startLine);
     const exported = (await memory.export()).entities.knowledge.find((chunk) => chunk.id === after.get('part7')!.id);
-    assert.equal(exported?.startLine, after.get('part7')!.startLine);
+    assert.equal(asChunk(exported)?.startLine, after.get('part7')!.startLine);
     assert.equal((await memory.verify()).valid, true);
   });
 
@@ -212,11 +220,11 @@ describe('rag: chunks keep their identity across edits', () => {
     assert.equal(lines[beta.startLine! - 1], '## beta');
     assert.equal(lines[beta.endLine! - 1], 'More on beta.');
     const [latest, first] = await memory.history(beta.id);
-    assert.equal(latest!.entity?.endLine, beta.endLine);
+    assert.equal(asChunk(latest!.entity)?.endLine, beta.endLine);
     assert.equal(first!.entity?.content.includes('More on beta'), false);
     // What Restore This Version does in the History view.
     await memory.knowledge.update(beta.id, { content: first!.entity.content });
-    const restored = (await memory.get(beta.id))!;
+    const restored = (await memory.knowledge.get(beta.id))!;
     assert.equal(restored.content, first!.entity.content);
     assert.equal(restored.startLine, beta.startLine, 'the restored text stays at the place the chunk has');
   });

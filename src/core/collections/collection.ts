@@ -5,9 +5,10 @@ import type { MiddlewarePipeline } from '../middleware';
 import type { Embeddings } from '../search/hybrid';
 import type { Searcher, SearchOptions, SearchResult, SearchScope } from '../search/searcher';
 import { REF_STATE } from '../store/commits';
+import { idsInState } from '../store/entity-queries';
 import type { CommitLinks, EntityStore, VersionBody } from '../store/entity-store';
-import { bodyOf, entityFromBody } from '../store/entity-store';
 import { canonicalJson } from '../store/hashing';
+import { bodyOf, entityFromBody } from '../store/object-body';
 import type {
   CommitInfo,
   Entity,
@@ -69,8 +70,13 @@ function proposalOf(action: 'update' | 'delete', target: string, base: string | 
 }
 
 /** A write that waits for review, or retires the memory it corrects: what its commit links to. */
-function linksFor(body: VersionBody, queued: boolean, target?: { id: string; base: string | null }): CommitLinks | undefined {
-  if (queued) return { review: 'pending', ...(target ? { proposes: proposalOf('update', target.id, target.base) } : {}) };
+function linksFor(
+  body: VersionBody,
+  queued: boolean,
+  target?: { id: string; base: string | null },
+): CommitLinks | undefined {
+  if (queued)
+    return { review: 'pending', ...(target ? { proposes: proposalOf('update', target.id, target.base) } : {}) };
   return typeof body.supersedes === 'string' ? { supersedes: body.supersedes } : undefined;
 }
 
@@ -165,7 +171,7 @@ export class Collection<T extends EntityType> {
       });
       const changed = written.flatMap((result) => (result?.changed ? [result.entity.id] : []));
       if (changed.length) {
-        this.ctx.store.audit(
+        this.ctx.store.log.record(
           mode.single ? 'save' : 'saveMany',
           this.type,
           changed,
@@ -236,7 +242,7 @@ export class Collection<T extends EntityType> {
       if (vector && result.changed && canonicalJson(body) === canonicalJson(expected)) {
         this.ctx.embeddings?.store(id, body, result.objectSeq, vector);
       }
-      if (result.changed) this.ctx.store.audit('update', this.type, [id]);
+      if (result.changed) this.ctx.store.log.record('update', this.type, [id]);
       return { ...result, previous: latest, retired };
     });
     if (written.retired) this.emitState(written.retired, 'superseded');
@@ -269,7 +275,7 @@ export class Collection<T extends EntityType> {
         links: { review: 'pending', proposes: proposalOf('update', id, this.ctx.store.readRef(id)?.object ?? null) },
         guarded: true,
       });
-      this.ctx.store.audit('propose', this.type, [proposal], { action: 'update', target: id });
+      this.ctx.store.log.record('propose', this.type, [proposal], { action: 'update', target: id });
       return result;
     });
     this.emitState(written.commit, 'pending');
@@ -337,7 +343,7 @@ export class Collection<T extends EntityType> {
         throw new MemoryError('NOT_FOUND', `No superseded ${this.type} with id ${id}.`);
       }
       const made = this.ctx.store.changeState(ref, 'reinstate', `reinstate ${this.type}`);
-      this.ctx.store.audit('reinstate', this.type, [id]);
+      this.ctx.store.log.record('reinstate', this.type, [id]);
       return made;
     });
     this.emitState(commit, 'live');
@@ -351,7 +357,7 @@ export class Collection<T extends EntityType> {
    */
   async superseded(agentId: string): Promise<{ entity: EntityByType[T]; supersededBy: string }[]> {
     const agent = assertId(agentId, 'agent id');
-    return this.ctx.store.idsInState(REF_STATE.superseded, { agentId: agent, type: this.type }).flatMap((id) => {
+    return idsInState(this.ctx.store.db, REF_STATE.superseded, { agentId: agent, type: this.type }).flatMap((id) => {
       const found = this.ctx.store.getAny(id);
       if (!found?.head.supersededBy) return [];
       return [{ entity: found.entity as EntityByType[T], supersededBy: found.head.supersededBy }];
@@ -385,7 +391,7 @@ export class Collection<T extends EntityType> {
       const tombstones = new Map<string, CommitInfo | null>();
       for (const [id, ok] of allowed) tombstones.set(id, ok ? this.tombstone(id) : null);
       const deleted = [...tombstones.values()].flatMap((commit) => (commit ? [commit.entityId] : []));
-      if (deleted.length) this.ctx.store.audit(mode.single ? 'delete' : 'deleteMany', this.type, deleted);
+      if (deleted.length) this.ctx.store.log.record(mode.single ? 'delete' : 'deleteMany', this.type, deleted);
       return tombstones;
     });
     commits.forEach((commit) => {
@@ -401,7 +407,7 @@ export class Collection<T extends EntityType> {
       const made = new Map<string, CommitInfo>();
       for (const id of ids) if (!made.has(id)) made.set(id, this.proposeDelete(id));
       const proposals = [...made.values()].map((commit) => commit.entityId);
-      this.ctx.store.audit('propose', this.type, proposals, { action: 'delete' });
+      this.ctx.store.log.record('propose', this.type, proposals, { action: 'delete' });
       return made;
     });
     for (const commit of commits.values()) this.emitState(commit, 'pending');
@@ -434,11 +440,13 @@ export class Collection<T extends EntityType> {
   /** Counts reads (recall, tools) without making a commit. Unknown ids are ignored. */
   async incrementAccess(ids: readonly string[]): Promise<void> {
     ids.forEach((id) => assertId(id));
-    this.ctx.store.db.transaction(() => this.ctx.store.incrementAccess(ids.filter((id) => this.ctx.store.readRef(id))));
+    this.ctx.store.db.transaction(() =>
+      this.ctx.store.access.increment(ids.filter((id) => this.ctx.store.readRef(id))),
+    );
   }
 
   async accessCount(id: string): Promise<number> {
-    return this.ctx.store.accessCount(assertId(id));
+    return this.ctx.store.access.of(assertId(id));
   }
 
   protected filter(agentId: string, userId: string | undefined) {

@@ -197,7 +197,7 @@ function buildAside(plan: RebuildPlan, forOpenConnections: boolean): void {
         }
         fresh.run('UPDATE main.vector_generation SET generation = max(generation, ?) + 1 WHERE id = 1', generation);
         store.reindex();
-        store.audit('restore', null, [], {
+        store.log.record('restore', null, [], {
           snapshot: plan.id,
           repaired: plan.damage,
           ...(lostAudit ? { auditLost: lostAudit } : {}),

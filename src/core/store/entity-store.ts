@@ -1,5 +1,3 @@
-import type { SQLInputValue } from 'node:sqlite';
-
 import { MemoryError } from '../errors';
 import { currentProvenance, type Provenance } from '../provenance';
 import type { EntityIndexer } from '../search/fts-index';
@@ -8,49 +6,31 @@ import type { CommitInfo, CommitMeta, CommitOp, Entity, EntityType, HistoryEntry
 import { assertContentSize } from '../validation';
 import { commitHash, commitMetaOf, REF_STATE, type RefState, stateOfHead } from './commits';
 import { assertNotDamaged } from './damage-marker';
-import type { Database, Row } from './database';
-import { canonicalJson, sha256 } from './hashing';
-import { missingTableError, translateMissingTable } from './missing-table';
-import { decodeBody, storedBody } from './object-body';
-import { splitPlace, withPlace } from './place';
+import type { Database } from './database';
 import {
-  type CommitRow,
-  commitRow,
-  countOf,
-  entityRow,
-  num,
-  numOrNull,
-  objectRow,
-  refRow,
-  type StoredRef,
-  text,
-  textOrNull,
-} from './rows';
+  COMMIT_SELECT,
+  ENTITY_SELECT,
+  type ListFilter,
+  REF_SELECT,
+  type RefRow,
+  rowToEntity,
+  toCommit,
+  toRef,
+  whereClause,
+} from './entity-queries';
+import { canonicalJson, sha256 } from './hashing';
+import { missingTableError } from './missing-table';
+import { decodeBody, entityFromBody, storedBody } from './object-body';
+import { splitPlace, withPlace } from './place';
+import { commitRow, countOf, num, numOrNull, objectRow, text } from './rows';
 import { createMissingTables, HISTORY_TABLES, missingTables } from './schema';
+import { AccessCounts, AuditLog, sideTable } from './side-tables';
 
 /**
  * The versioned part of an entity: everything but its id and timestamps.
  * It is what gets hashed, so identical content in the same scope is stored once.
  */
 export type VersionBody = { type: EntityType; agentId: string; userId?: string } & Record<string, unknown>;
-
-/** A ref with the hashes of its head commit and current object (null after a delete). */
-export interface RefRow extends StoredRef {
-  head: string;
-  object: string | null;
-  /** Where a document chunk sits, beside its versions (see place.ts). */
-  place: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface ListFilter {
-  type: EntityType;
-  agentId?: string;
-  /** Undefined lists every user's entities in the agent; null lists those without a user. */
-  userId?: string | null;
-  conversationId?: string;
-}
 
 /** Fields that hold ids (scopes and links), never redacted: see guardBody. */
 const ID_FIELDS: ReadonlySet<string> = new Set([
@@ -91,37 +71,6 @@ export interface WriteResult {
   objectSeq: number;
 }
 
-export function entityFromBody(id: string, body: VersionBody, createdAt: string, updatedAt: string): Entity {
-  const { type, agentId, userId, ...fields } = body;
-  const entity: Record<string, unknown> = { id, type, agentId };
-  if (userId !== undefined) entity.userId = userId;
-  Object.assign(entity, fields, { createdAt, updatedAt });
-  return entity as unknown as Entity;
-}
-
-const ENTITY_ONLY_FIELDS = new Set(['id', 'type', 'agentId', 'userId', 'createdAt', 'updatedAt']);
-
-/** The inverse of entityFromBody: the versioned part of an entity. */
-export function bodyOf(entity: Entity): VersionBody {
-  const body: Record<string, unknown> = { type: entity.type, agentId: entity.agentId };
-  if (entity.userId !== undefined) body.userId = entity.userId;
-  for (const [key, value] of Object.entries(entity)) if (!ENTITY_ONLY_FIELDS.has(key)) body[key] = value;
-  return body as VersionBody;
-}
-
-// A ref with the hashes of its head commit and object, found by row number.
-const REF_SELECT = `SELECT r.id, r.type, r.agent_id, r.user_id, r.head_seq, r.object_seq, r.deleted, r.created_at,
-  r.updated_at, r.place, c.hash AS head, o.hash AS object
-  FROM refs r JOIN commits c ON c.seq = r.head_seq LEFT JOIN objects o ON o.seq = r.object_seq`;
-
-// A commit with its parent's and object's hashes, found by row number.
-const COMMIT_SELECT = `SELECT c.seq, c.hash, c.entity_id, c.parent_seq, c.object_seq, p.hash AS parent, o.hash AS object, c.time,
-  c.author, c.message, c.op, c.meta
-  FROM commits c LEFT JOIN commits p ON p.seq = c.parent_seq LEFT JOIN objects o ON o.seq = c.object_seq`;
-
-const ENTITY_SELECT =
-  'SELECT r.id, r.created_at, r.updated_at, r.place, o.hash, o.data FROM refs r JOIN objects o ON o.seq = r.object_seq';
-
 /**
  * The store's synchronous heart: objects, commit chains, refs, access counts
  * and the audit log on one SQLite connection. Write methods must run inside
@@ -137,7 +86,15 @@ export class EntityStore {
     private readonly writer: Provenance,
     /** What happens to a secret in a write (see secrets/guard.ts). */
     private readonly secrets: SecretPolicy = 'redact',
-  ) {}
+  ) {
+    this.access = new AccessCounts(db, () => this.timestamp());
+    this.log = new AuditLog(db, () => this.timestamp());
+  }
+
+  /** Read counts, beside the history. */
+  readonly access: AccessCounts;
+  /** What was done, one entry per operation. */
+  readonly log: AuditLog;
 
   /** Who is writing now: the work's provenance, or the store's default writer. */
   currentWriter(): Provenance {
@@ -426,46 +383,6 @@ export class EntityStore {
   }
 
   /**
-   * Who wrote the current version of each of `ids`, for the ones that exist:
-   * its head commit's writer, or, when the head only approved or reinstated
-   * the version before it (same content), that version's writer. One statement.
-   */
-  headProvenance(ids: readonly string[]): Map<string, CommitInfo['by']> {
-    const found = new Map<string, CommitInfo['by']>();
-    const rows = this.db.all(
-      `SELECT r.id,
-         CASE WHEN c.op IN ('approve', 'reinstate') AND p.object_seq IS c.object_seq THEN p.author ELSE c.author END AS author,
-         CASE WHEN c.op IN ('approve', 'reinstate') AND p.object_seq IS c.object_seq THEN p.op ELSE c.op END AS op,
-         CASE WHEN c.op IN ('approve', 'reinstate') AND p.object_seq IS c.object_seq THEN p.meta ELSE c.meta END AS meta
-       FROM json_each(?) j JOIN refs r ON r.id = j.value JOIN commits c ON c.seq = r.head_seq
-       LEFT JOIN commits p ON p.seq = c.parent_seq`,
-      JSON.stringify(ids),
-    );
-    for (const row of rows) {
-      const op = text(row, 'commits', 'op') as CommitOp;
-      found.set(
-        text(row, 'refs', 'id'),
-        commitMetaOf(textOrNull(row, 'commits', 'meta'), text(row, 'commits', 'author'), op).by,
-      );
-    }
-    return found;
-  }
-
-  /** Ids in a state other than live or deleted, newest first: the review queue, the superseded. */
-  idsInState(state: RefState, filter: { agentId?: string; type?: EntityType } = {}): string[] {
-    const { where, params } = heldClause(state, filter);
-    return this.db
-      .all(`SELECT r.id FROM refs r WHERE ${where} ORDER BY r.updated_at DESC, r.id DESC`, ...params)
-      .map((row) => text(row, 'refs', 'id'));
-  }
-
-  /** How many entities are in `state`: the review badge asks on every refresh, so it is a count, not a list. */
-  countInState(state: RefState, filter: { agentId?: string; type?: EntityType } = {}): number {
-    const { where, params } = heldClause(state, filter);
-    return countOf(this.db.get(`SELECT count(*) AS n FROM refs r WHERE ${where}`, ...params), 'refs');
-  }
-
-  /**
    * A store verify found damaged takes no new versions until a verify finds
    * it whole (see damage-marker.ts). Asked once per transaction: a bulk save
    * checks once, not once per entity. Repairs (reindex, a snapshot restore)
@@ -516,7 +433,7 @@ export class EntityStore {
   getWithAccess(ids: readonly string[]): Map<string, { entity: Entity; accessCount: number }> {
     const found = new Map<string, { entity: Entity; accessCount: number }>();
     // One statement for any number of ids: they arrive as a JSON array.
-    const rows = this.sideTable(() =>
+    const rows = sideTable(this.db, () =>
       this.db.all(
         `SELECT r.id, r.created_at, r.updated_at, r.place, o.hash, o.data, coalesce(a.count, 0) AS access_count
        FROM json_each(?) j JOIN refs r ON r.id = j.value JOIN objects o ON o.seq = r.object_seq
@@ -567,133 +484,4 @@ export class EntityStore {
     );
     return { commit, seq: lastInsertRowid };
   }
-
-  incrementAccess(ids: readonly string[]): void {
-    const time = this.timestamp();
-    this.sideTable(() => {
-      for (const id of ids) {
-        this.db.run(
-          `INSERT INTO access (entity_id, count, last_access) VALUES (?, 1, ?)
-         ON CONFLICT(entity_id) DO UPDATE SET count = count + 1, last_access = excluded.last_access`,
-          id,
-          time,
-        );
-      }
-    });
-  }
-
-  accessCount(id: string): number {
-    return this.sideTable(() =>
-      countOf(this.db.get('SELECT count FROM access WHERE entity_id = ?', id), 'access', 'count'),
-    );
-  }
-
-  /**
-   * Runs `work`, which reads or writes a table beside the history (read
-   * counts, the audit log). Another tool may have dropped one: SQLite then
-   * says only "no such table", with no code, so that becomes STORE_CORRUPT
-   * naming the table and the rebuild that puts it back.
-   */
-  private sideTable<T>(work: () => T): T {
-    try {
-      return work();
-    } catch (error) {
-      throw translateMissingTable(error, this.db.path);
-    }
-  }
-
-  /**
-   * One audit entry per operation (a saveMany of 5,000 is one entry, not
-   * 5,000): the log says what was done, the commits say to what.
-   */
-  audit(op: string, entityType: string | null, ids: readonly string[], detail: Record<string, unknown> = {}): void {
-    if (ids.length > 1) detail = { count: ids.length, ...detail };
-    const time = this.timestamp();
-    this.sideTable(() =>
-      this.db.run(
-        'INSERT INTO audit (time, op, entity_id, entity_type, detail) VALUES (?, ?, ?, ?, ?)',
-        time,
-        op,
-        ids.length === 1 ? (ids[0] ?? null) : null,
-        entityType,
-        Object.keys(detail).length ? JSON.stringify(detail) : null,
-      ),
-    );
-  }
-}
-
-/**
- * The filter of entities in one state. The state is written into the
- * statement, not bound: only then does SQLite use the partial index of that
- * state (refs_pending, refs_superseded in schema.ts). It is one of REF_STATE's
- * numbers, never outside input.
- */
-function heldClause(
-  state: RefState,
-  filter: { agentId?: string; type?: EntityType },
-): { where: string; params: SQLInputValue[] } {
-  const clauses = [`r.deleted = ${Number(state)}`];
-  const params: SQLInputValue[] = [];
-  if (filter.agentId !== undefined) {
-    clauses.push('r.agent_id = ?');
-    params.push(filter.agentId);
-  }
-  if (filter.type !== undefined) {
-    clauses.push('r.type = ?');
-    params.push(filter.type);
-  }
-  return { where: clauses.join(' AND '), params };
-}
-
-function whereClause(filter: ListFilter): { where: string; params: SQLInputValue[] } {
-  const clauses = ['r.type = ?', 'r.deleted = 0'];
-  const params: SQLInputValue[] = [filter.type];
-  if (filter.agentId !== undefined) {
-    clauses.push('r.agent_id = ?');
-    params.push(filter.agentId);
-  }
-  if (filter.userId === null) clauses.push('r.user_id IS NULL');
-  else if (filter.userId !== undefined) {
-    clauses.push('r.user_id = ?');
-    params.push(filter.userId);
-  }
-  if (filter.conversationId !== undefined) {
-    clauses.push('r.conversation_id = ?');
-    params.push(filter.conversationId);
-  }
-  return { where: clauses.join(' AND '), params };
-}
-
-/** An entity from a row of ENTITY_SELECT's columns (id, timestamps, place, object hash and data). */
-export function rowToEntity(row: Row): Entity {
-  const { id, createdAt, updatedAt, hash, data, place } = entityRow(row);
-  return entityFromBody(id, withPlace(decodeBody(data, hash, id), place), createdAt, updatedAt);
-}
-
-function toRef(row: Row): RefRow {
-  return {
-    ...refRow(row),
-    head: text(row, 'commits', 'head'),
-    object: textOrNull(row, 'objects', 'object'),
-    place: textOrNull(row, 'refs', 'place'),
-    createdAt: text(row, 'refs', 'created_at'),
-    updatedAt: text(row, 'refs', 'updated_at'),
-  };
-}
-
-/** A commit as callers see it: its parent and object by hash (COMMIT_SELECT joins them in). */
-function toCommit(stored: CommitRow, row: Row): CommitInfo {
-  const { hash, entityId, time, author, message, op, meta } = stored;
-  const parent = textOrNull(row, 'commits', 'parent');
-  return {
-    hash,
-    entityId,
-    parent,
-    object: textOrNull(row, 'objects', 'object'),
-    time,
-    author,
-    message,
-    op,
-    ...commitMetaOf(meta, author, op),
-  };
 }

@@ -1,4 +1,5 @@
 import { MemoryError } from '../errors';
+import type { Entity } from '../types';
 import type { VersionBody } from './entity-store';
 import { sha256 } from './hashing';
 
@@ -57,4 +58,23 @@ export function decodeBody(data: string, hash: string, entityId: string): Versio
     );
   }
   return body;
+}
+
+/** An entity as callers see it: its id and timestamps around a stored version. */
+export function entityFromBody(id: string, body: VersionBody, createdAt: string, updatedAt: string): Entity {
+  const { type, agentId, userId, ...fields } = body;
+  const entity: Record<string, unknown> = { id, type, agentId };
+  if (userId !== undefined) entity.userId = userId;
+  Object.assign(entity, fields, { createdAt, updatedAt });
+  return entity as unknown as Entity;
+}
+
+const ENTITY_ONLY_FIELDS = new Set(['id', 'type', 'agentId', 'userId', 'createdAt', 'updatedAt']);
+
+/** The inverse of entityFromBody: the versioned part of an entity. */
+export function bodyOf(entity: Entity): VersionBody {
+  const body: Record<string, unknown> = { type: entity.type, agentId: entity.agentId };
+  if (entity.userId !== undefined) body.userId = entity.userId;
+  for (const [key, value] of Object.entries(entity)) if (!ENTITY_ONLY_FIELDS.has(key)) body[key] = value;
+  return body as VersionBody;
 }

@@ -83,7 +83,7 @@ const COMMITS = `CREATE TABLE IF NOT EXISTS commits (
 
 // Since version 4: the entities waiting for review and those superseded, per agent, newest first.
 // Partial indexes hold only those few rows (nothing for the bulk of writes to maintain); SQLite
-// uses one only for a query naming its state as a literal (see EntityStore.idsInState).
+// uses one only for a query naming its state as a literal (see idsInState in entity-queries.ts).
 const HELD_INDEXES = `CREATE INDEX IF NOT EXISTS refs_pending ON refs(agent_id, updated_at) WHERE deleted = 2;
 CREATE INDEX IF NOT EXISTS refs_superseded ON refs(agent_id, updated_at) WHERE deleted = 3;`;
 

@@ -86,7 +86,7 @@ export class Reverter {
         if (item.action === 'delete') return this.store.tombstone(ref, message);
         return this.store.write({ id: item.id, body: before!, op: 'revert', message }).commit;
       });
-      this.store.audit(
+      this.store.log.record(
         'revert',
         null,
         planned.map(({ item }) => item.id),

@@ -2,8 +2,10 @@ import { MemoryError } from '../errors';
 import type { EventBus } from '../events';
 import { type Provenance, withProvenance } from '../provenance';
 import { REF_STATE } from '../store/commits';
-import type { EntityStore, RefRow, VersionBody } from '../store/entity-store';
-import { bodyOf } from '../store/entity-store';
+import type { RefRow } from '../store/entity-queries';
+import { countInState, idsInState } from '../store/entity-queries';
+import type { EntityStore, VersionBody } from '../store/entity-store';
+import { bodyOf } from '../store/object-body';
 import type { CommitInfo, Entity, EntityType } from '../types';
 import { ENTITY_TYPES } from '../types';
 import { assertId, isArray, validateInput } from '../validation';
@@ -61,7 +63,7 @@ export class Review {
     }
     const agentId = filter.agentId === undefined ? undefined : assertId(filter.agentId, 'agent id');
     const items: PendingItem[] = [];
-    for (const id of this.store.idsInState(REF_STATE.pending, { agentId, type: filter.type })) {
+    for (const id of idsInState(this.store.db, REF_STATE.pending, { agentId, type: filter.type })) {
       const found = this.store.getAny(id);
       if (!found) continue;
       const target = found.head.proposes ? (this.store.get(found.head.proposes.target) ?? null) : undefined;
@@ -71,7 +73,7 @@ export class Review {
   }
 
   async count(filter: ReviewFilter = {}): Promise<number> {
-    return this.store.countInState(REF_STATE.pending, filter);
+    return countInState(this.store.db, REF_STATE.pending, filter);
   }
 
   /**
@@ -87,7 +89,7 @@ export class Review {
     const announce: (() => void)[] = [];
     const outcomes = this.store.db.transaction(() => {
       const made = ids.map((id) => this.approveOne(id, changes, announce));
-      this.store.audit('approve', null, ids);
+      this.store.log.record('approve', null, ids);
       return made;
     });
     // Events fire once the transaction is in: a handler never sees a half-made approval.
@@ -104,7 +106,7 @@ export class Review {
         const commit = this.store.tombstone(ref, `reject ${ref.type}`, { review: 'rejected' });
         return { id, outcome: 'rejected', entityId: id, commit, type: ref.type };
       });
-      this.store.audit('reject', null, ids);
+      this.store.log.record('reject', null, ids);
       return made;
     });
     for (const { type, ...outcome } of outcomes) {
@@ -120,11 +122,11 @@ export class Review {
 
   /** Everything waiting (for one agent, if given), approved or rejected together. */
   async approveAll(filter: ReviewFilter = {}): Promise<ReviewOutcome[]> {
-    return this.approve(this.store.idsInState(REF_STATE.pending, filter).slice(0, MAX_BATCH));
+    return this.approve(idsInState(this.store.db, REF_STATE.pending, filter).slice(0, MAX_BATCH));
   }
 
   async rejectAll(filter: ReviewFilter = {}): Promise<ReviewOutcome[]> {
-    return this.reject(this.store.idsInState(REF_STATE.pending, filter).slice(0, MAX_BATCH));
+    return this.reject(idsInState(this.store.db, REF_STATE.pending, filter).slice(0, MAX_BATCH));
   }
 
   private assertIds(ids: readonly string[]): void {
@@ -192,9 +194,7 @@ export class Review {
           `${id} proposes to delete ${target.id}, which was changed after that was proposed: reject it, or delete ${target.id} yourself.`,
         );
       }
-      commit = asProposed(() =>
-        this.store.tombstone(target, `delete ${target.type} (approved ${id})`, { approvedBy }),
-      );
+      commit = asProposed(() => this.store.tombstone(target, `delete ${target.type} (approved ${id})`, { approvedBy }));
       announce.push(() => this.events.emit('entity:delete', { entityId: target.id, entityType: target.type, commit }));
     } else {
       const merged = this.onto(previous, body, proposes.base, id, new Set(Object.keys(changes ?? {})));

@@ -109,7 +109,7 @@ export class SecretAudit {
         const message = `redact ${kinds}`;
         return [this.store.write({ id, body: found.body, op, message, links, guarded: true }).commit];
       });
-      this.store.audit(
+      this.store.log.record(
         'redact',
         null,
         made.map((commit) => commit.entityId),
@@ -189,7 +189,7 @@ export class SecretAudit {
         }
       }
       const commits = this.rehash([...entities]);
-      this.store.audit('purge', null, [...entities], { versions: rewritten.size, commits, ids: [...entities] });
+      this.store.log.record('purge', null, [...entities], { versions: rewritten.size, commits, ids: [...entities] });
       return { versions: rewritten.size, commits, entities: [...entities] };
     });
   }
