@@ -3,8 +3,9 @@ import { REBUILD_ADVICE } from './search/fts-index';
 import { recordVerifyOutcome } from './store/damage-marker';
 import type { Database } from './store/database';
 import { missingTableError } from './store/missing-table';
-import { text } from './store/rows';
+import { countOf, text } from './store/rows';
 import { missingColumns, missingTables, STATE_TABLES, STORE_TABLES, type StoreTable } from './store/schema';
+import { damagedHeaderError, headerDamage, impossibleLayoutVersion } from './store/store-file';
 import { checkCommitHashes, checkCommitLinks, checkOrphans, checkRefs, walkChains } from './verify/history';
 import {
   indexCounts,
@@ -47,6 +48,19 @@ function sqliteIntegrity(db: Database, schema: string): VerifyError[] {
     .map((row) => text(row, `${schema}.quick_check`, 'quick_check'))
     .filter((text) => text !== 'ok')
     .map((text) => ({ code: 'SQLITE_INTEGRITY', id: schema, message: text }));
+}
+
+/**
+ * The live file's header: the fields SQLite reads without checking (a
+ * damaged write version only makes the file read-only), and a layout version
+ * no release wrote, which must not read as "written by a newer version".
+ */
+function fileHeader(db: Database): VerifyError[] {
+  const version = countOf(db.get('PRAGMA main.user_version'), 'pragma', 'user_version');
+  const damage =
+    headerDamage(db.path) ??
+    (impossibleLayoutVersion(version) ? `the layout version (bytes 60-63) reads ${version}` : undefined);
+  return damage ? [{ code: 'FILE_HEADER', id: 'header', message: damagedHeaderError(db.path, damage).message }] : [];
 }
 
 /**
@@ -138,6 +152,7 @@ export function verifyState(db: Database, schema = 'main'): VerifyReport {
     errors.push({ code: 'UNREADABLE', id: schema, message: `The schema cannot be read: ${reasonOf(error)}.` });
     return { valid: false, totalObjects: 0, totalCommits: 0, totalEntities: 0, errors };
   }
+  if (schema === 'main') run(errors, 'file header', 'FILE_HEADER', () => fileHeader(db));
   run(errors, 'SQLite integrity', 'SQLITE_INTEGRITY', () => sqliteIntegrity(db, schema));
   run(errors, 'store tables', 'UNREADABLE', () => missingStoreTables(db, schema));
   const tables: HistoryTables = {

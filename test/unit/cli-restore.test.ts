@@ -77,6 +77,37 @@ describe('cli: snapshot restore asks first', () => {
     assert.equal(json<{ memories: number }>(['stats', '--dir', dir]).memories, 2);
   });
 
+  it('with --json and without --yes, prints the preview and the refusal as JSON only, exit 2, changing nothing', () => {
+    const result = cli(['snapshot', 'restore', snapshot, '--dir', dir, '--json']);
+    assert.equal(result.code, 2, result.stderr);
+    assert.equal(result.stderr, '');
+    const answer = JSON.parse(result.stdout) as {
+      done: boolean;
+      error: { code: string; message: string };
+      preview: { snapshot: { id: string }; removed: { ids: { id: string }[] } };
+    };
+    assert.equal(answer.done, false);
+    assert.equal(answer.error.code, 'CONFIRMATION_REQUIRED');
+    assert.match(answer.error.message, /Give --yes to restore/);
+    assert.equal(answer.preview.snapshot.id, snapshot);
+    assert.deepEqual(
+      answer.preview.removed.ids.map((entry) => entry.id),
+      [added],
+    );
+    assert.equal(json<{ memories: number }>(['stats', '--dir', dir]).memories, 2);
+  });
+
+  it('with --json and without --yes, answers in JSON for a store too damaged to open too', () => {
+    fs.truncateSync(path.join(dir, 'memory.db'), 1024);
+    fs.rmSync(path.join(dir, 'memory.db-wal'), { force: true });
+    const result = cli(['snapshot', 'restore', snapshot, '--dir', dir, '--json']);
+    assert.equal(result.code, 2, result.stderr);
+    assert.equal(result.stderr, '');
+    const answer = JSON.parse(result.stdout) as { error: { code: string }; preview: { rebuild: boolean } };
+    assert.equal(answer.error.code, 'CONFIRMATION_REQUIRED');
+    assert.equal(answer.preview.rebuild, true);
+  });
+
   it('with --yes restores and prints what changed; --json adds the changes to the snapshot', () => {
     const text = cli(['snapshot', 'restore', snapshot, '--dir', dir, '--yes']);
     assert.equal(text.code, 0, text.stderr);

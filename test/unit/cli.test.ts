@@ -280,6 +280,25 @@ describe('cli', function () {
     fs.rmSync(docs, { recursive: true, force: true });
   });
 
+  it('delete says which entity went, by its first words and id, and where its history is; --json gives the commits', () => {
+    const content = 'Staging deploys need the VPN: connect with the ops profile before running make deploy-staging';
+    const saved = json<{ entity: { id: string } }>(['save', 'memory', '--dir', dir, '--content', content]);
+    const id = saved.entity.id;
+    const deleted = cli(['delete', id, '--dir', dir]);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.equal(
+      deleted.stdout,
+      `deleted memory “Staging deploys need the VPN: connect with the…” (${id}); its history is kept: workspace-memory history ${id}\n`,
+    );
+    assert.equal(cli(['history', id, '--dir', dir]).code, 0);
+    const other = json<{ entity: { id: string } }>(['save', 'memory', '--dir', dir, '--content', 'Short one']);
+    const commits = json<{ entityId: string; op: string }[]>(['delete', other.entity.id, '--dir', dir]);
+    assert.deepEqual(
+      commits.map((commit) => [commit.entityId, commit.op]),
+      [[other.entity.id, 'delete']],
+    );
+  });
+
   it('verify exits 1 on a damaged store', () => {
     json(['save', 'memory', '--dir', dir, '--content', 'original']);
     const db = new DatabaseSync(path.join(dir, 'memory.db'));

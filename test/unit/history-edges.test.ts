@@ -30,6 +30,39 @@ describe('history edges', () => {
     }
   });
 
+  it('an update records the message it is given (a restored version says so), and a bad message writes nothing', async () => {
+    const { memory, cleanup } = await openTemp();
+    try {
+      const [saved] = await memory.memories.save('a', undefined, { content: 'v1' });
+      await memory.memories.update(saved.id, { content: 'v2' });
+      const [, restore] = await memory.memories.update(
+        saved.id,
+        { content: 'v1' },
+        { message: '  restore version 1 of “v1”  ' },
+      );
+      assert.equal(restore.message, 'restore version 1 of “v1”');
+      assert.deepEqual(
+        (await memory.history(saved.id)).map((entry) => [entry.commit.op, entry.commit.message]),
+        [
+          ['update', 'restore version 1 of “v1”'],
+          ['update', 'update memory'],
+          ['create', 'create memory'],
+        ],
+      );
+      for (const message of ['', '   ', 'two\nlines', 'x'.repeat(201), 42]) {
+        await rejectsWith(
+          memory.memories.update(saved.id, { content: 'v3' }, { message: message as string }),
+          'INVALID_INPUT',
+        );
+      }
+      // 200 characters is the limit, and allowed.
+      await memory.memories.update(saved.id, { content: 'v4' }, { message: 'x'.repeat(200) });
+      assert.equal((await memory.history(saved.id)).length, 4, 'only the last update wrote');
+    } finally {
+      await cleanup();
+    }
+  });
+
   for (const skipExisting of [false, true]) {
     it(`an import brings back an entity deleted here, keeping its history${skipExisting ? ' (skipExisting too: a deleted entity does not exist)' : ''}`, async () => {
       const { memory, cleanup } = await openTemp();

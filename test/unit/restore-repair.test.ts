@@ -1,11 +1,12 @@
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 
 import { isMemoryError } from '../../src/core/errors';
 import { Memory, STORE_FILE } from '../../src/core/memory';
-import { restoreUnopenableStore } from '../../src/core/snapshots/rebuild';
+import { repairTempPath, restoreUnopenableStore } from '../../src/core/snapshots/rebuild';
 import { random, rejectsWith, tempDir } from './helpers';
 
 /** Runs `sql` on the store's file through a connection of its own, as another tool would. */
@@ -256,6 +257,15 @@ describe('snapshot restore as a repair', function () {
         'random bytes',
         (file) => fs.writeFileSync(file, Buffer.from(Array.from({ length: 65_536 }, (_, i) => (i * 7919) % 251))),
       ],
+      // SQLite would open it read-only and let verify call it valid: refused as a damaged header instead.
+      [
+        'write version flipped (header byte 18)',
+        (file) => {
+          const bytes = fs.readFileSync(file);
+          bytes[18] = bytes[18]! ^ 0xff;
+          fs.writeFileSync(file, bytes);
+        },
+      ],
     ];
     // Flips that hit the schema: the store no longer opens.
     for (let seed = 1, found = 0; found < 3 && seed < 200; seed++) {
@@ -269,7 +279,7 @@ describe('snapshot restore as a repair', function () {
         cases.push([`flips of seed ${seed}`, (file) => flipBits(file, seed, 160)]);
       }
     }
-    assert.equal(cases.length, 5, 'three seeds damage the schema');
+    assert.equal(cases.length, 6, 'three seeds damage the schema');
     for (const [name, damage] of cases) {
       const dir = copy();
       damage(path.join(dir, STORE_FILE));
@@ -297,6 +307,26 @@ describe('snapshot restore as a repair', function () {
         name,
       );
     }
+  });
+
+  it('removes the new stores killed repairs left while the store cannot be opened, keeping a running one', async () => {
+    const dir = copy();
+    const snapshots = path.join(dir, 'snapshots');
+    fs.truncateSync(path.join(dir, STORE_FILE), 1024);
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    const killed = [1, 2, 3].map(() =>
+      repairTempPath(snapshots, snapshotId).replace(`.${process.pid}@`, `.${dead}@`),
+    );
+    for (const file of killed) fs.writeFileSync(file, Buffer.alloc(4096));
+    fs.writeFileSync(`${killed[0]}-journal`, Buffer.alloc(16));
+    // Another repair of this process, still building: not a leftover.
+    const running = repairTempPath(snapshots, snapshotId);
+    fs.writeFileSync(running, Buffer.alloc(16));
+    await restoreUnopenableStore(dir, snapshotId);
+    assert.deepEqual(
+      fs.readdirSync(snapshots).sort(),
+      [`${snapshotId}.db`, `${snapshotId}.json`, path.basename(running)].sort(),
+    );
   });
 
   it('refuses a damaged snapshot for a store that cannot be opened, leaving the store file as it was', async () => {

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 
 import { DEFAULT_SYNONYMS, QueryExpander, type SynonymMap } from '../../src/core/search/synonyms';
 import { tokenize } from '../../src/core/search/tokenizer';
+import { openTemp } from './helpers';
 
 const TERM = /^[\p{L}\p{N}_]+$/u;
 
@@ -147,6 +148,48 @@ describe('query expansion', () => {
 
     it('passes other words through unchanged', () => {
       assert.deepEqual(expander.expand('zebra crossing'), [tokenize('zebra'), tokenize('crossing')]);
+    });
+  });
+
+  describe('spellings of one thing', () => {
+    it('a search for "sign in" finds a memory that says login, log in, signin, sign-in or logon', async () => {
+      const { memory, cleanup } = await openTemp();
+      try {
+        const spellings = ['login', 'log in', 'signin', 'sign-in', 'logon'];
+        const saved = await memory.memories.saveMany(
+          spellings.map((spelling) => ({
+            agentId: 'a',
+            input: { content: `Users ${spelling} with the company's GitHub account` },
+          })),
+        );
+        await memory.memories.save('a', undefined, { content: 'Deploys are announced in the team channel' });
+        const found = new Set((await memory.memories.search('a', undefined, 'sign in', 10)).map((r) => r.entity.id));
+        spellings.forEach((spelling, index) => assert.ok(found.has(saved[index]![0].id), spelling));
+        assert.equal(found.size, spellings.length);
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it('links every spelling to every other, sign out to log off too', () => {
+      for (const query of ['sign in', 'log in', 'logon', 'signin', 'sign-in', 'login']) {
+        const terms = group(expander, query);
+        for (const other of ['login', 'logon', 'signin', 'sign_in', 'log_in']) {
+          if (!tokenize(query).includes(other)) assert.ok(terms.includes(other), `${query}: ${other} in ${terms.join(', ')}`);
+        }
+      }
+      includesAll(group(expander, 'sign out'), ['logout', 'logoff', 'signout', 'sign_out'], 'sign out');
+      includesAll(group(expander, 'logoff'), ['logout', 'signout'], 'logoff');
+    });
+
+    it('a one-word spelling does not look for the loose words of a phrase ("log" is any log file)', () => {
+      for (const query of ['login', 'signin', 'logout']) {
+        const terms = group(expander, query);
+        assert.ok(!terms.includes('log') && !terms.includes('sign'), `${query}: ${terms.join(', ')}`);
+      }
+      // A query with the phrase looks for the other phrases' words: "sign in" finds "log in".
+      includesAll(group(expander, 'sign in'), ['log'], 'sign in');
+      assert.deepEqual(expander.expand('log rotation'), [tokenize('log'), tokenize('rotation')]);
     });
   });
 

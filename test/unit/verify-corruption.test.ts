@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 
-import { MemoryError } from '../../src/core/errors';
+import { isMemoryError, MemoryError } from '../../src/core/errors';
 import { Memory, STORE_FILE } from '../../src/core/memory';
 import { damageMarkerPath } from '../../src/core/store/damage-marker';
 import { Database } from '../../src/core/store/database';
@@ -13,6 +13,7 @@ import { openTemp, random, rejectsWith, tempDir } from './helpers';
 
 const CODES: ReadonlySet<VerifyErrorCode> = new Set<VerifyErrorCode>([
   'SQLITE_INTEGRITY',
+  'FILE_HEADER',
   'UNREADABLE',
   'CHECK_SKIPPED',
   'OBJECT_HASH_MISMATCH',
@@ -208,6 +209,44 @@ describe('verify on a damaged store', function () {
     }
     // Some paths did meet the damage, and said so in the store's words.
     assert.ok((failures.get('STORE_CORRUPT') ?? 0) > 0, JSON.stringify([...failures]));
+  });
+
+  it('refuses a store whose write version (header byte 18) is flipped as damaged, not as a read-only folder', async () => {
+    const error = await rejectsWith(Memory.open({ dir: copyOf((bytes) => (bytes[18] = bytes[18]! ^ 0xff)) }), 'STORE_CORRUPT');
+    assert.match(error.message, /header of the store .* is damaged: the write version \(byte 18\) reads 253/);
+    assert.match(error.message, /snapshot restore/);
+  });
+
+  it('refuses other header fields SQLite reads unchecked: the schema format, the text encoding, the reserved bytes', () => {
+    for (const [at, expected] of [
+      [44, /schema format \(byte 44\) reads 4278190084/],
+      [56, /text encoding \(byte 56\) reads 4278190081/],
+      [80, /reserved byte 80 is not zero/],
+    ] as const) {
+      const file = path.join(copyOf((bytes) => (bytes[at] = bytes[at]! ^ 0xff)), STORE_FILE);
+      const before = fs.readFileSync(file);
+      assert.throws(
+        () => new Database(file),
+        (error: unknown) => isMemoryError(error, 'STORE_CORRUPT') && expected.test(error.message),
+        String(at),
+      );
+      assert.ok(fs.readFileSync(file).equals(before), `${at}: the file is left as it was`);
+    }
+  });
+
+  it('reports a layout version no release wrote, set under an open store, as damage, not as a newer version', async () => {
+    const dir = copyOf();
+    const memory = await Memory.open({ dir });
+    try {
+      // What a flip of header byte 60 gives: 2^24 past the layout.
+      tamper(dir, `PRAGMA user_version = ${(1 << 24) + 5}`);
+      const report = await memory.verify();
+      assert.deepEqual(codesOf(report), ['FILE_HEADER']);
+      assert.match(report.errors[0]!.message, /the layout version \(bytes 60-63\) reads 16777221/);
+      assert.doesNotMatch(report.errors[0]!.message, /newer/);
+    } finally {
+      await memory.close();
+    }
   });
 
   it('a file whose every page is unreadable is STORE_CORRUPT on open', async () => {

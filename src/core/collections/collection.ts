@@ -48,6 +48,26 @@ const DEFAULTS: { [T in EntityType]: Partial<InputByType[T]> } = {
   profile: { metadata: {} },
 };
 
+/** How an update is recorded in the history. */
+export interface UpdateOptions {
+  /**
+   * The commit's message, where "update <type>" would say less than what
+   * happened (the History view's Restore This Version: "restore version 2 of
+   * …"). One line, at most MAX_MESSAGE characters.
+   */
+  message?: string;
+}
+
+const MAX_MESSAGE = 200;
+
+function updateMessage(type: EntityType, message: unknown): string {
+  if (message === undefined) return `update ${type}`;
+  if (typeof message !== 'string' || !message.trim() || /[\r\n]/.test(message) || message.length > MAX_MESSAGE) {
+    throw new MemoryError('INVALID_INPUT', `An update's message must be one line of 1 to ${MAX_MESSAGE} characters.`);
+  }
+  return message.trim();
+}
+
 export function newEntityId(type: EntityType): string {
   return `${type}-${Date.now().toString(36)}${nodeCrypto().randomUUID().slice(-12)}`;
 }
@@ -210,8 +230,9 @@ export class Collection<T extends EntityType> {
     return entity && entity.type === this.type ? (entity as EntityByType[T]) : null;
   }
 
-  async update(id: string, updates: UpdateByType[T]): Promise<Result<T>> {
+  async update(id: string, updates: UpdateByType[T], options: UpdateOptions = {}): Promise<Result<T>> {
     assertId(id);
+    const message = updateMessage(this.type, options.message);
     let changes = validateInput(this.type, updates, true) as Record<string, unknown>;
     const current = this.requireLive(id);
     const transformed = await this.ctx.middleware.beforeUpdate(current, changes);
@@ -233,7 +254,7 @@ export class Collection<T extends EntityType> {
         id,
         body,
         op: 'update',
-        message: `update ${this.type}`,
+        message,
         links: linksFor(body, false),
         guarded: true,
       });

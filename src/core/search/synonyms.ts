@@ -96,6 +96,25 @@ export const DEFAULT_SYNONYMS: SynonymMap = {
   mgmt: ['management'],
 };
 
+/**
+ * Spellings of one thing, each finding every other: a query for "sign in"
+ * also finds "login", "logon", "signin" and "sign-in". Unlike the map above,
+ * which links a word to its long forms only, every spelling here is linked to
+ * every other (the map cannot: "auth" means authentication or authorization,
+ * which must not find each other).
+ *
+ * `words` are one word each, written whole or hyphenated; as equivalents they
+ * add their whole term only ("sign_in", not "sign"). `phrases` are loose words
+ * whose terms alone mean other things ("log" is any log file, "sign" a
+ * signature): a query holding the phrase finds every spelling, but they are
+ * never added to another spelling's query, so "login" does not look for logs.
+ * The extra synonyms of the settings add to these; they do not take them away.
+ */
+export const DEFAULT_SPELLINGS: readonly { words: readonly string[]; phrases: readonly string[] }[] = [
+  { words: ['login', 'logon', 'signin', 'sign-in', 'log-in'], phrases: ['log in', 'log on', 'sign in'] },
+  { words: ['logout', 'logoff', 'signout', 'sign-out', 'log-out'], phrases: ['log out', 'log off', 'sign out'] },
+];
+
 // Separates the per-word keys of a phrase; tokenizer terms never contain it.
 const WORD_SEPARATOR = '|';
 
@@ -130,6 +149,15 @@ export class QueryExpander {
     for (const { key, equivalents } of entries.values()) {
       for (const equivalent of equivalents) {
         longest = Math.max(longest, this.link(key, equivalent), this.link(equivalent, key));
+      }
+    }
+    for (const { words, phrases } of DEFAULT_SPELLINGS) {
+      for (const from of [...words, ...phrases]) {
+        // A phrase also looks for the other phrases' loose words; a word looks for whole words only.
+        const targets = phrases.includes(from) ? [...words, ...phrases] : words;
+        for (const to of targets) {
+          if (to !== from) longest = Math.max(longest, this.link(from, to, words.includes(to)));
+        }
       }
     }
     this.longestPhrase = longest;
@@ -181,10 +209,13 @@ export class QueryExpander {
     return { length: 1, equivalents: [] };
   }
 
-  /** Records that `from` also means `to`; returns how many words `from` has. */
-  private link(from: string, to: string): number {
+  /**
+   * Records that `from` also means `to` (only its whole term when `whole`:
+   * "sign-in" without its part "sign"); returns how many words `from` has.
+   */
+  private link(from: string, to: string, whole = false): number {
     const keys = splitWords(from).map(wordKey);
-    const terms = tokenize(to, { stopwordFallback: false });
+    const terms = tokenize(to, { stopwordFallback: false }).slice(0, whole ? 1 : undefined);
     if (keys.length === 0 || keys.includes('') || terms.length === 0) return 1;
     const key = keys.join(WORD_SEPARATOR);
     this.equivalents.set(key, [...new Set([...(this.equivalents.get(key) ?? []), ...terms])]);

@@ -16,7 +16,7 @@ import { loadSqlite } from '../sqlite';
 import { recordVerifyOutcome } from '../store/damage-marker';
 import { Database, type Row, translateSqliteError } from '../store/database';
 import { EntityStore } from '../store/entity-store';
-import { ownedTempPath, removeQuietly } from '../store/owned-files';
+import { ownedTempPath, removeOrphanedTempFiles, removeQuietly } from '../store/owned-files';
 import { countOf } from '../store/rows';
 import { copyFromSnapshot, STATE_TABLES } from '../store/schema';
 import { STORE_FILE } from '../store/store-file';
@@ -260,6 +260,17 @@ function readHeaderCookie(file: string): number {
   }
 }
 
+/**
+ * Where a repair builds the new store: in the snapshots folder, named as a
+ * partial snapshot of its writer (`<id>.repair.db.<pid>@<host>-….partial`).
+ */
+export function repairTempPath(snapshotsDir: string, id: string): string {
+  return ownedTempPath(path.join(snapshotsDir, `${id}.repair.db`), 'partial');
+}
+
+/** A new store a repair was building (its sidecars go with it: see findTempFiles). */
+const isRepairTemp = (name: string): boolean => /^snap-[\w-]+\.repair\.db\..+\.partial$/.test(name);
+
 /** What could be read of a store that cannot be opened as one. */
 interface UnopenableContents {
   damage: string;
@@ -333,6 +344,9 @@ export async function restoreUnopenableStore(dir: string, id: string): Promise<S
   if (!fs.existsSync(storePath)) {
     throw new MemoryError('INVALID_INPUT', `There is no store at ${storePath} to restore over.`);
   }
+  // What killed repairs left is removed when the store next opens; while it cannot, each retry
+  // would add a copy the size of the store. A repair still running (its writer is alive) is kept.
+  removeOrphanedTempFiles(snapshotsDir, isRepairTemp);
   // The old file, read directly for what it still holds (its audit log,
   // counters) and closed before the rebuild: a connection left open would
   // keep its log files beside it, and the store would look in use.
@@ -340,7 +354,7 @@ export async function restoreUnopenableStore(dir: string, id: string): Promise<S
   await rebuildOver({
     storePath,
     snapshotFile: path.join(snapshotsDir, `${id}.db`),
-    temp: ownedTempPath(path.join(snapshotsDir, `${id}.repair.db`), 'partial'),
+    temp: repairTempPath(snapshotsDir, id),
     id,
     damage: old.damage,
     now: () => new Date(),

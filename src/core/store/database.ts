@@ -13,9 +13,12 @@ import {
   assertStoreFileKind,
   classifyContents,
   createIfMissing,
+  damagedHeaderError,
   emptyFileError,
   firstMissingTable,
   foreignFileError,
+  headerDamage,
+  impossibleLayoutVersion,
   NEW_STORE_NEEDS,
   unwritableReason,
   versionLostError,
@@ -127,6 +130,10 @@ export class Database {
   private connect(options: DatabaseOptions, emptyExpected: boolean, immutable: boolean): DatabaseSync {
     const { DatabaseSync } = loadSqlite();
     const readOnly = immutable || (options.readOnly ?? false);
+    // SQLite passes over most of its header: a damaged write version only opens the file read-only,
+    // which would read as a permissions problem, and a restore would not see the damage to repair.
+    const damage = headerDamage(this.path);
+    if (damage) throw damagedHeaderError(this.label, damage);
     try {
       if (immutable) {
         const url = pathToFileURL(this.path);
@@ -159,6 +166,9 @@ export class Database {
       this.db.exec(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
       this.db.exec('PRAGMA journal_size_limit = 67108864');
       const version = countOf(this.get('PRAGMA user_version'), 'pragma', 'user_version');
+      if (impossibleLayoutVersion(version)) {
+        throw damagedHeaderError(this.label, `the layout version (bytes 60-63) reads ${version}`);
+      }
       if (version > SCHEMA_VERSION) {
         throw new MemoryError(
           'STORE_INCOMPATIBLE',

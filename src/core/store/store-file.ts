@@ -239,3 +239,76 @@ export function emptyFileError(file: string): MemoryError {
       '(Memory.open with `init: true`), then restore a snapshot if there is one.',
   );
 }
+
+/** The first bytes of every SQLite 3 file. */
+const SQLITE_MAGIC = 'SQLite format 3\0';
+
+/** Fields of SQLite's 100-byte file header, with the values a store can have (sqlite.org/fileformat.html). */
+const HEADER_FIELDS: readonly { at: number; bytes: number; name: string; valid: (value: number) => boolean }[] = [
+  {
+    at: 16,
+    bytes: 2,
+    name: 'the page size',
+    valid: (size) => size === 1 || (size >= 512 && (size & (size - 1)) === 0),
+  },
+  // 1: a rollback journal, 2: a write-ahead log. Anything greater makes SQLite open the file
+  // read-only (the write version) or not at all (the read version), as if from a later format.
+  { at: 18, bytes: 1, name: 'the write version', valid: (version) => version === 1 || version === 2 },
+  { at: 19, bytes: 1, name: 'the read version', valid: (version) => version === 1 || version === 2 },
+  { at: 21, bytes: 1, name: 'the maximum payload fraction', valid: (fraction) => fraction === 64 },
+  { at: 22, bytes: 1, name: 'the minimum payload fraction', valid: (fraction) => fraction === 32 },
+  { at: 23, bytes: 1, name: 'the leaf payload fraction', valid: (fraction) => fraction === 32 },
+  // 0 in these two: a file whose header was written before it held any table. In WAL mode the file's
+  // own page 1 keeps that until the first checkpoint copies the newer one in from the log.
+  { at: 44, bytes: 4, name: 'the schema format', valid: (format) => format <= 4 },
+  { at: 56, bytes: 4, name: 'the text encoding', valid: (encoding) => encoding <= 3 },
+];
+
+/** The bytes SQLite reserves for expansion, which must be zero. */
+const RESERVED = { from: 72, to: 92 };
+
+/**
+ * What is wrong with the header of the SQLite file `file` ("the write version
+ * (byte 18) reads 253"), or undefined when every field has a value a store can
+ * have, or the file has no full header to read (SQLite says what is wrong
+ * with that). SQLite's own checks pass over most of these fields: a damaged
+ * write version only makes it open the file read-only, which reads as a
+ * permissions problem.
+ */
+export function headerDamage(file: string): string | undefined {
+  const header = Buffer.alloc(100);
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      if (fs.readSync(fd, header, 0, 100, 0) < 100) return undefined;
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  if (header.toString('latin1', 0, 16) !== SQLITE_MAGIC) return 'it does not start with "SQLite format 3"';
+  for (const field of HEADER_FIELDS) {
+    const value = header.readUIntBE(field.at, field.bytes);
+    if (!field.valid(value)) return `${field.name} (byte ${field.at}) reads ${value}`;
+  }
+  const reserved = header.subarray(RESERVED.from, RESERVED.to).findIndex((byte) => byte !== 0);
+  return reserved === -1 ? undefined : `the reserved byte ${RESERVED.from + reserved} is not zero`;
+}
+
+/**
+ * Layouts grow by one a release: a layout version (user_version, header
+ * bytes 60-63) below zero, or of 256 or more (what a damaged byte among its
+ * first three gives), was written by no release, newer or older.
+ */
+export function impossibleLayoutVersion(version: number): boolean {
+  return version < 0 || version >= 256;
+}
+
+/** The error for a store whose header is damaged (headerDamage, or an impossible layout version). */
+export function damagedHeaderError(file: string, damage: string): MemoryError {
+  return new MemoryError(
+    'STORE_CORRUPT',
+    `The header of the store at ${file} is damaged: ${damage}. Restore a snapshot (\`workspace-memory snapshot restore <id>\` rebuilds the file) or the file from a backup.`,
+  );
+}

@@ -1,5 +1,7 @@
 export type VerifyErrorCode =
   | 'SQLITE_INTEGRITY'
+  /** A field of the file's header that SQLite's own checks pass over has a value no store has. */
+  | 'FILE_HEADER'
   /** A table, or part of one, could not be read: the file is damaged there. */
   | 'UNREADABLE'
   /** A check could not run, because what it needs could not be read. */

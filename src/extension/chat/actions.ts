@@ -51,9 +51,11 @@ export function registerChatActions(context: vscode.ExtensionContext, services: 
       try {
         const undone = await undoSaved(services, saved);
         void vscode.window.showInformationMessage(
-          undone
-            ? vscode.l10n.t('Undone: {0} entities put back as they were.', undone)
-            : vscode.l10n.t(
+          undone === 1
+            ? vscode.l10n.t('Undone: 1 entity put back as it was.')
+            : undone
+              ? vscode.l10n.t('Undone: {0} entities put back as they were.', undone)
+              : vscode.l10n.t(
                 'Nothing to undo: those entities were changed or deleted since, so they were left as they are.',
               ),
         );

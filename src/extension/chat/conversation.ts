@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 
 import type { ConsolidationPlan } from '../../core/ai/consolidation';
-import type { SessionEntity, SessionMessage } from '../../core/types';
+import type { EntityType, SessionEntity, SessionMessage } from '../../core/types';
 import type { Services } from '../services';
 
 /** What every @memory reply keeps in its ChatResult.metadata. */
@@ -31,7 +31,8 @@ export interface ChatMetadata {
 /** Entities a reply wrote: created ones are deleted to undo, updated ones go back to `previousCommit`. */
 export interface SavedEntities {
   created: { type: 'memory' | 'skill' | 'profile'; id: string }[];
-  updated: { type: 'memory' | 'skill' | 'profile'; id: string; previousCommit: string | null }[];
+  /** Updated entities, with the commit they had before: a version restored in History is one too. */
+  updated: { type: EntityType; id: string; previousCommit: string | null }[];
   /** Memories a saved correction retired: Undo reinstates them. */
   superseded?: string[];
 }

@@ -1,12 +1,15 @@
 import * as vscode from 'vscode';
 
+import { entityTitle } from '../../core/text';
+import type { SavedEntities } from '../chat/conversation';
 import { restorableFields } from '../documents/format';
-import { entityUri, parseEntityUri, versionUri } from '../documents/uris';
+import { comparedUri, entityUri, parseEntityUri, versionUri } from '../documents/uris';
 import type { Services } from '../services';
 import { collectionOf } from '../store/collections';
 import { confirm, reporting } from '../ui';
 import type { Views } from '../views';
 import type { CommitNode } from '../views/history-tree';
+import { entityLabel } from '../views/labels';
 import { type EntityArgument, resolveEntity } from './entity-commands';
 import { COMMANDS } from './ids';
 
@@ -58,7 +61,18 @@ async function compareWithPrevious(services: Services, views: Views, argument: E
     shortTime(node.previous.time),
     node.head ? vscode.l10n.t('current') : shortTime(node.commit.time),
   );
-  await vscode.commands.executeCommand('vscode.diff', versionUri(entity, node.previous.hash), right, title);
+  const [left, shown] = [versionUri(entity, node.previous.hash), right].map(comparedUri);
+  await vscode.commands.executeCommand('vscode.diff', left, shown, title);
+}
+
+/** Which version a commit made, counting from the first (1), and the entity's latest commit now. */
+async function versionOf(services: Services, node: CommitNode): Promise<{ number: number; latest: string }> {
+  const { commits } = await services.use((memory) => memory.worker.historyOutline(node.entityId));
+  const at = commits.findIndex(({ commit }) => commit.hash === node.commit.hash);
+  if (at === -1 || !commits[0]) {
+    throw new Error(vscode.l10n.t('That version of {0} is no longer in its history.', node.entityId));
+  }
+  return { number: commits.slice(at).filter((row) => row.hasVersion).length, latest: commits[0].commit.hash };
 }
 
 async function restoreVersion(
@@ -73,18 +87,41 @@ async function restoreVersion(
     void vscode.window.showInformationMessage(vscode.l10n.t('This is already the current version.'));
     return;
   }
+  const version = await versionOf(services, node);
   const ok =
     options.confirmed ||
     (await confirm(
-      vscode.l10n.t('Restore the version of {0} from {1}?', node.entityId, shortTime(node.commit.time)),
+      vscode.l10n.t('Restore version {0} of “{1}”, from {2}?', version.number, node.label, shortTime(node.commit.time)),
       vscode.l10n.t('Restore'),
       vscode.l10n.t('The restored content becomes a new version; the versions after it stay in the history.'),
     ));
   if (!ok) return;
   const memory = await services.memory();
-  const version = (await memory.worker.entityAt(node.entityId, node.commit.hash))?.entity;
-  if (!version) throw new Error(vscode.l10n.t('That version of {0} is no longer in its history.', node.entityId));
-  return collectionOf(memory, node.entityType).update(node.entityId, restorableFields(version));
+  const old = (await memory.worker.entityAt(node.entityId, node.commit.hash))?.entity;
+  if (!old) throw new Error(vscode.l10n.t('That version of {0} is no longer in its history.', node.entityId));
+  // Recorded as what it was, so the History view says "restore version 2 of …" rather than "update memory".
+  await collectionOf(memory, node.entityType).update(node.entityId, restorableFields(old), {
+    message: `restore version ${version.number} of “${entityTitle(old, 48).title}”`,
+  });
+  // Undo puts back the version the restore replaced, unless the entity changed again since.
+  const undo: SavedEntities = {
+    created: [],
+    updated: [{ type: node.entityType, id: node.entityId, previousCommit: version.latest }],
+  };
+  const undoButton = vscode.l10n.t('Undo');
+  // Not awaited: the command is done once restored; the button acts later.
+  void vscode.window
+    .showInformationMessage(
+      vscode.l10n.t(
+        'Restored version {0} of “{1}” (from {2}) as its current version.',
+        version.number,
+        entityLabel(old),
+        shortTime(node.commit.time),
+      ),
+      undoButton,
+    )
+    .then((choice) => choice === undoButton && vscode.commands.executeCommand(COMMANDS.undoChatSave, undo));
+  return { version: version.number, undo };
 }
 
 export function registerHistoryCommands(context: vscode.ExtensionContext, services: Services, views: Views): void {

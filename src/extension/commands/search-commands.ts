@@ -1,13 +1,13 @@
 import * as vscode from 'vscode';
 
-import { oneLine } from '../../core/text';
+import { cutAtWord, entityTitle } from '../../core/text';
 import type { Entity } from '../../core/types';
 import { recallBudget } from '../config';
 import { showReport } from '../documents/reports';
 import { entityUri } from '../documents/uris';
 import type { Services } from '../services';
 import { openEntity, reporting } from '../ui';
-import { entityDescription, entityLabel, TYPE_INFO } from '../views/labels';
+import { entityDescription, TYPE_INFO } from '../views/labels';
 import { COMMANDS } from './ids';
 
 /** Typing pauses this long before a search runs. */
@@ -52,6 +52,24 @@ function nothingMatched(query: string, agentId: string): ActionItem[] {
   ];
 }
 
+/** How long a result's title is: a quick pick shows about this much before it cuts the label itself. */
+const TITLE_LENGTH = 60;
+/** How much of the rest of the content the second line shows. */
+const DETAIL_LENGTH = 160;
+
+/**
+ * A result's label and second line: a short title (its first words, or a
+ * chunk's file and heading), cut at a word, and the content the title does
+ * not already say, where the title left off.
+ */
+function pickLabels(entity: Entity): Pick<vscode.QuickPickItem, 'label' | 'detail'> {
+  const { title, rest } = entityTitle(entity, TITLE_LENGTH);
+  return {
+    label: `$(${TYPE_INFO[entity.type].icon}) ${title}`,
+    detail: rest ? cutAtWord(rest, DETAIL_LENGTH).head : undefined,
+  };
+}
+
 /** A QuickPick that searches memories, skills and knowledge as the user types. */
 async function search(services: Services, options: { query?: string }): Promise<readonly ResultItem[]> {
   const memory = await services.memory();
@@ -85,9 +103,8 @@ async function search(services: Services, options: { query?: string }): Promise<
         return;
       }
       pick.items = results.map(({ entity, score }) => ({
-        label: `$(${TYPE_INFO[entity.type].icon}) ${entityLabel(entity)}`,
+        ...pickLabels(entity),
         description: `${entity.type} · ${entityDescription(entity)} · ${score.toFixed(2)}`,
-        detail: oneLine(entity.content, 160),
         buttons: [openToSide],
         // The store matched them by stems, synonyms and fields the quick pick's own filter would
         // miss: show them all. (VS Code still lifts results whose title contains the typed text

@@ -200,6 +200,7 @@ async function verify(services: Services) {
       '| --- | --- | --- |',
       ...lines,
     ].join('\n'),
+    true,
   );
   return report;
 }
@@ -246,6 +247,7 @@ async function showStats(services: Services) {
         path.dirname(stats.path),
       ),
     ].join('\n'),
+    true,
   );
   return stats;
 }

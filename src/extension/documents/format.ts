@@ -47,11 +47,34 @@ function describe(entity: Entity): string[] {
   const who = [`agent ${entity.agentId}`, entity.userId ? `user ${entity.userId}` : undefined].filter(Boolean);
   const lines = [`# ${entity.type} ${entity.id} · ${who.join(' · ')}`];
   if (entity.type === 'knowledge' && entity.source) {
-    const span = entity.startLine ? `:${entity.startLine}-${entity.endLine ?? entity.startLine}` : '';
-    lines.push(`# from ${entity.source}${span}`);
+    // A synced chunk is named first by where it is; its id and agent are bookkeeping.
+    return isSyncedChunk(entity) ? [`# ${sourcePlace(entity)}`, ...lines] : [...lines, `# ${sourcePlace(entity)}`];
   }
   if (entity.type === 'memory' && entity.supersedes) lines.push(`# corrects ${entity.supersedes}`);
   return lines;
+}
+
+/** Where knowledge comes from: "from docs/setup.md:12-30, under Setup › Linux" (its file, lines and headings). */
+function sourcePlace(knowledge: KnowledgeEntity): string {
+  const span = knowledge.startLine ? `:${knowledge.startLine}-${knowledge.endLine ?? knowledge.startLine}` : '';
+  const headings = knowledge.headingPath?.length ? `, under ${knowledge.headingPath.join(' › ')}` : '';
+  return `from ${knowledge.source ?? ''}${span}${headings}`;
+}
+
+/**
+ * The fields a document shows in its front matter. A synced chunk's are
+ * its file's (its title is the file's title, not the chunk's) and read-only:
+ * only those holding something are shown, and never the title.
+ */
+function shownFields(entity: Entity): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const key of EDITABLE[entity.type]) {
+    const value = (entity as unknown as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    if (isSyncedChunk(entity) && (key === 'title' || (Array.isArray(value) && value.length === 0))) continue;
+    fields[key] = value;
+  }
+  return fields;
 }
 
 /** What the header says of the version shown: who wrote it and, while it waits for review, what approving it does. */
@@ -142,17 +165,15 @@ export function lineOfProblem(text: string, type: EntityType, message: string): 
 /**
  * The document a user sees for `entity`: the current version, or an old one
  * (`oldVersion`), which is read-only; `note` says who wrote it, and whether
- * it waits for review.
+ * it waits for review. `compared`: one side of a comparison of two versions.
  */
-export function renderEntity(entity: Entity, oldVersion = false, note?: VersionNote): string {
-  const fields: Record<string, unknown> = {};
-  for (const key of EDITABLE[entity.type]) {
-    const value = (entity as unknown as Record<string, unknown>)[key];
-    if (value !== undefined) fields[key] = value;
-  }
+export function renderEntity(entity: Entity, oldVersion = false, note?: VersionNote, compared = false): string {
+  const fields = shownFields(entity);
   const header = describe(entity);
-  if (note) header.push(...noteLines(note, oldVersion));
-  header.push(`# ${editingNote(entity, oldVersion, note)}`);
+  // Two versions side by side differ only where the entity does: who wrote each and how each
+  // document can be changed would differ on every comparison, so they are left out.
+  if (note && !compared) header.push(...noteLines(note, oldVersion));
+  if (!compared) header.push(`# ${editingNote(entity, oldVersion, note)}`);
   const yaml = Object.entries(fields)
     .map(([key, value]) => yamlField(key, value))
     .join('\n');

@@ -13,7 +13,7 @@ import {
   type VersionNote,
   versionNote,
 } from './format';
-import { type EntityLocation, parseEntityUri, SCHEME } from './uris';
+import { type EntityLocation, isCompared, parseEntityUri, SCHEME } from './uris';
 
 /** A document's entity, as of its version, with what its header says of who wrote it. */
 interface Loaded {
@@ -66,7 +66,7 @@ class MemoryFileSystem implements vscode.FileSystemProvider {
 
   async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
     const { entity, location, note, mtime } = await this.load(uri);
-    const text = renderEntity(entity, Boolean(location.commit), note);
+    const text = renderEntity(entity, Boolean(location.commit), note, isCompared(uri));
     return {
       type: vscode.FileType.File,
       ctime: Date.parse(entity.createdAt),
@@ -78,7 +78,7 @@ class MemoryFileSystem implements vscode.FileSystemProvider {
 
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
     const { entity, location, note } = await this.load(uri);
-    return Buffer.from(renderEntity(entity, Boolean(location.commit), note), 'utf8');
+    return Buffer.from(renderEntity(entity, Boolean(location.commit), note, isCompared(uri)), 'utf8');
   }
 
   async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {

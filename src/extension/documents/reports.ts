@@ -42,10 +42,21 @@ export function registerReports(context: vscode.ExtensionContext): void {
   );
 }
 
-/** Shows generated Markdown in a read-only tab titled `title`. */
-export async function showReport(title: string, markdown: string): Promise<vscode.TextDocument> {
+/**
+ * Shows generated Markdown in a read-only tab titled `title`: as its source,
+ * or `rendered` (tables and emphasis drawn, not their pipes and asterisks) in
+ * VS Code's Markdown preview, when that is there (it is a built-in extension
+ * a person can disable: the source is shown then).
+ */
+export async function showReport(title: string, markdown: string, rendered = false): Promise<vscode.TextDocument> {
   const document = await vscode.workspace.openTextDocument(reports.add(title, markdown));
   await vscode.languages.setTextDocumentLanguage(document, 'markdown');
-  await vscode.window.showTextDocument(document, { preview: true });
+  const previewed =
+    rendered &&
+    (await vscode.commands.executeCommand('markdown.showPreview', document.uri).then(
+      () => true,
+      () => false,
+    ));
+  if (!previewed) await vscode.window.showTextDocument(document, { preview: true });
   return document;
 }

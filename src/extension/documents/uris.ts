@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 
+import { cutAtWord } from '../../core/text';
 import { type Entity, ENTITY_TYPES, type EntityType } from '../../core/types';
 
 /** Entities open as documents under this scheme (see memory-fs.ts). */
@@ -39,12 +40,7 @@ export function readableName(entity: Entity): string {
     .replace(/[\u0000-\u001f\u007f/\\:*?"<>|%@]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
-  if (!name) return entity.id;
-  if (name.length <= NAME_LENGTH) return name;
-  // Cut at a word boundary when there is one in the second half, else mid-word.
-  const cut = name.slice(0, NAME_LENGTH - 1);
-  const space = cut.lastIndexOf(' ');
-  return `${(space > NAME_LENGTH / 2 ? cut.slice(0, space) : cut).replace(/[\s,;.]+$/, '')}…`;
+  return name ? cutAtWord(name, NAME_LENGTH).head : entity.id;
 }
 
 /**
@@ -65,6 +61,18 @@ export function entityUri(entity: Pick<Entity, 'type' | 'id'>): vscode.Uri {
 /** One version of an entity, read-only: `workspace-memory:/memory/<id>@<hash>/<first words>.md`. */
 export function versionUri(entity: Pick<Entity, 'type' | 'id'>, commitHash: string): vscode.Uri {
   return vscode.Uri.from({ scheme: SCHEME, path: entityPath(entity, commitHash) });
+}
+
+/** The query of a document shown as one side of a comparison (see renderEntity). */
+const COMPARED = 'compared';
+
+/** The same document as one side of a comparison: its header leaves out what differs between any two versions. */
+export function comparedUri(uri: vscode.Uri): vscode.Uri {
+  return uri.with({ query: COMPARED });
+}
+
+export function isCompared(uri: vscode.Uri): boolean {
+  return uri.query === COMPARED;
 }
 
 /** Reads both forms: `/memory/<id>.md` (an id alone, as older links have it) and `/memory/<id>/<name>.md`. */

@@ -1,3 +1,4 @@
+import type { UpdateOptions } from '../../core/collections/collection';
 import type { EntityType, UpdateByType } from '../../core/types';
 import type { RemoteMemory } from './client';
 
@@ -12,7 +13,7 @@ export const COLLECTION_OF = {
 
 /** What every collection offers, whatever its type. */
 export interface AnyCollection {
-  update(id: string, update: UpdateByType[EntityType]): Promise<unknown>;
+  update(id: string, update: UpdateByType[EntityType], options?: UpdateOptions): Promise<unknown>;
   delete(id: string): Promise<unknown>;
   count(agentId: string, userId?: string): Promise<number>;
 }

@@ -13,6 +13,7 @@ import type { RemoteMemory } from '../store/client';
 import { COLLECTION_OF } from '../store/collections';
 import { pendingCount, pendingItems } from '../trust/pending';
 import {
+  appendPlain,
   appendWarning,
   chunkLabel,
   entityDescription,
@@ -125,14 +126,16 @@ function pendingDescription(node: Extract<CollectionNode, { kind: 'pendingItem' 
 function pendingTooltip(node: Extract<CollectionNode, { kind: 'pendingItem' }>): vscode.MarkdownString {
   const tooltip = entityTooltip(node.entity);
   tooltip.appendMarkdown(`\n\n$(inbox) `);
-  tooltip.appendText(
+  appendPlain(
+    tooltip,
     vscode.l10n.t('Waiting for review: written {0}.', describeProvenance(node.commit.by, node.commit.author)),
   );
   const proposes = node.commit.proposes;
   if (proposes) {
     tooltip.appendMarkdown('\n\n');
     const target = node.target ? `“${entityLabel(node.target)}” (${proposes.target})` : proposes.target;
-    tooltip.appendText(
+    appendPlain(
+      tooltip,
       node.target === null
         ? vscode.l10n.t('It proposes to {0} {1}, which is no longer there: reject it.', proposes.action, target)
         : proposes.action === 'delete'
@@ -153,7 +156,8 @@ function correctionName({ correction }: Extract<CollectionNode, { kind: 'superse
 function supersededTooltip(node: Extract<CollectionNode, { kind: 'supersededItem' }>): vscode.MarkdownString {
   const tooltip = entityTooltip(node.entity);
   tooltip.appendMarkdown('\n\n$(circle-slash) ');
-  tooltip.appendText(
+  appendPlain(
+    tooltip,
     vscode.l10n.t(
       'Superseded by {0} ({1}): kept with its history, left out of search and recall. Reinstate brings it back.',
       correctionName(node),

@@ -4,7 +4,7 @@ import { describeProvenance } from '../../core/provenance';
 import type { CommitInfo, EntityType } from '../../core/types';
 import { COMMANDS } from '../commands/ids';
 import type { Services } from '../services';
-import { entityLabel, relativeTime, TYPE_INFO } from './labels';
+import { appendPlain, entityLabel, relativeTime, TYPE_INFO } from './labels';
 
 /** An entity a commit links to (the one it proposes to change, corrects or was retired by). */
 export interface RelatedEntity {
@@ -163,10 +163,10 @@ export class HistoryTree implements vscode.TreeDataProvider<CommitNode> {
     const tooltip = new vscode.MarkdownString(undefined, true);
     tooltip.appendMarkdown(`$(${TYPE_INFO[node.entityType].icon}) **${commit.op}** `);
     // What a writer calls itself (an MCP client's name) is its own word: shown as text, never as Markdown.
-    tooltip.appendText(writer);
+    appendPlain(tooltip, writer);
     tooltip.appendMarkdown('\n\n');
     for (const line of reviewLines(node)) {
-      tooltip.appendText(line);
+      appendPlain(tooltip, line);
       tooltip.appendMarkdown('\n\n');
     }
     tooltip.appendMarkdown(`${new Date(commit.time).toLocaleString()}\n\n`);

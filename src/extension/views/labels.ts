@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 
 import { type CommitProvenance, describeProvenance } from '../../core/provenance';
+import { cutAtWord, entityTitle } from '../../core/text';
 import { looksLikeInstruction } from '../../core/trust/instructions';
 import { type Entity, type EntityType, SHARED_AGENT_ID } from '../../core/types';
 
@@ -17,13 +18,7 @@ const LABEL_LENGTH = 80;
 
 /** One line that tells entities apart: a knowledge chunk by its place, anything else by its first line. */
 export function entityLabel(entity: Entity): string {
-  if (entity.type === 'knowledge' && entity.source) {
-    const heading = entity.headingPath?.at(-1);
-    return heading ? `${entity.source} › ${heading}` : entity.source;
-  }
-  const firstLine = entity.content.split('\n').find((line) => line.trim()) ?? entity.id;
-  const text = firstLine.replace(/^#+\s*/, '').trim();
-  return text.length > LABEL_LENGTH ? `${text.slice(0, LABEL_LENGTH - 1)}…` : text;
+  return entityTitle(entity, LABEL_LENGTH).title;
 }
 
 /**
@@ -33,15 +28,9 @@ export function entityLabel(entity: Entity): string {
 export function chunkLabel(entity: Entity): string {
   if (entity.type !== 'knowledge') return entityLabel(entity);
   const place = entity.chunkIndex === undefined ? '' : `${entity.chunkIndex + 1}. `;
+  // Its heading, else its first line: the title of the same chunk without the file it is under.
   const heading = entity.headingPath?.at(-1);
-  if (heading) return `${place}${heading}`;
-  const firstLine =
-    entity.content
-      .split('\n')
-      .find((line) => line.trim())
-      ?.replace(/^#+\s*/, '')
-      .trim() ?? entity.id;
-  return `${place}${firstLine.length > LABEL_LENGTH ? `${firstLine.slice(0, LABEL_LENGTH - 1)}…` : firstLine}`;
+  return `${place}${heading || entityTitle({ ...entity, source: undefined }, LABEL_LENGTH).title}`;
 }
 
 export function entityDescription(entity: Entity): string {
@@ -54,12 +43,38 @@ export function entityDescription(entity: Entity): string {
   return parts.join(' · ');
 }
 
+/** How much of an entity's content its tooltip shows. */
+const TOOLTIP_LENGTH = 600;
+
+/**
+ * Appends stored text to a tooltip as text, never as Markdown. The API's own
+ * appendText escapes it, but also makes every space a non-breaking one, so a
+ * hover cannot wrap between words and cuts them in the middle instead: a
+ * single space between words is made a plain space again (runs of them, and
+ * spaces opening a line, stay as they are, or they would make Markdown).
+ */
+export function appendPlain(tooltip: vscode.MarkdownString, text: string): void {
+  const escaped = new vscode.MarkdownString(undefined, tooltip.supportThemeIcons).appendText(text).value;
+  tooltip.appendMarkdown(escaped.replace(/(?<=\S)(?<!&nbsp;)&nbsp;(?!&nbsp;)/g, ' '));
+}
+
+/**
+ * What hovering an entity's row shows: its type, the start of its content
+ * (cut at a word), when it changed and its id, last, where a long id's wrap
+ * does not split the text.
+ */
 export function entityTooltip(entity: Entity): vscode.MarkdownString {
   const tooltip = new vscode.MarkdownString(undefined, true);
-  tooltip.appendMarkdown(`$(${TYPE_INFO[entity.type].icon}) **${entity.type}** \`${entity.id}\`\n\n`);
-  const preview = entity.content.length > 600 ? `${entity.content.slice(0, 600)}…` : entity.content;
-  tooltip.appendText(preview);
-  tooltip.appendMarkdown(`\n\n---\n${vscode.l10n.t('Updated {0}', new Date(entity.updatedAt).toLocaleString())}`);
+  tooltip.appendMarkdown(`$(${TYPE_INFO[entity.type].icon}) **${TYPE_INFO[entity.type].singular}**`);
+  if (entity.type === 'knowledge' && entity.source) {
+    tooltip.appendMarkdown(' · ');
+    appendPlain(tooltip, entityLabel(entity));
+  }
+  tooltip.appendMarkdown('\n\n');
+  appendPlain(tooltip, cutAtWord(entity.content, TOOLTIP_LENGTH).head);
+  tooltip.appendMarkdown(
+    `\n\n---\n\n${vscode.l10n.t('Updated {0}', new Date(entity.updatedAt).toLocaleString())} · \`${entity.id}\``,
+  );
   return tooltip;
 }
 
@@ -87,7 +102,7 @@ export function instructionWarning(text: string): string | undefined {
 /** Appends a warning line (plain text) to a row's tooltip. */
 export function appendWarning(tooltip: vscode.MarkdownString, warning: string): void {
   tooltip.appendMarkdown('\n\n$(warning) ');
-  tooltip.appendText(warning);
+  appendPlain(tooltip, warning);
 }
 
 /** The icon of a row whose text reads like instructions to an AI. */

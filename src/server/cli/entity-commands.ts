@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 
 import { MemoryError } from '../../core/errors';
 import { redactedKinds } from '../../core/secrets/guard';
-import { ENTITY_TYPES, type EntityType } from '../../core/types';
+import { type CommitInfo, type Entity, ENTITY_TYPES, type EntityType } from '../../core/types';
 import { assertEntityType } from '../../core/validation';
 import {
   type GlobalOptions,
@@ -15,7 +15,7 @@ import {
   withStoreOptions,
 } from './context';
 import { readContentFile } from './files';
-import { commitLine, entityDetail, entityLine, historyLines, print, printError, printJson } from './output';
+import { deletedLine, entityDetail, entityLine, historyLines, print, printError, printJson } from './output';
 
 interface FieldOptions {
   content?: string;
@@ -188,19 +188,22 @@ export function registerEntityCommands(program: Command): void {
   withStoreOptions(program.command('delete <ids...>'))
     .description('delete entities; their history is kept')
     .action(async (ids: string[], options: GlobalOptions) => {
-      const commits = await withMemory(options, async (memory) => {
-        const byType = new Map<EntityType, string[]>();
+      const deleted = await withMemory(options, async (memory) => {
+        const byType = new Map<EntityType, Entity[]>();
         // `delete a a` deletes a once.
         for (const id of new Set(ids)) {
           const entity = await memory.get(id);
           if (!entity) throw new MemoryError('NOT_FOUND', `No entity with id ${id}; nothing was deleted.`);
-          byType.set(entity.type, [...(byType.get(entity.type) ?? []), id]);
+          byType.set(entity.type, [...(byType.get(entity.type) ?? []), entity]);
         }
-        const all = [];
-        for (const [type, group] of byType) all.push(...(await memory.collection(type).deleteMany(group)));
+        const all: { entity: Entity; commit: CommitInfo | null }[] = [];
+        for (const [type, group] of byType) {
+          const commits = await memory.collection(type).deleteMany(group.map((entity) => entity.id));
+          group.forEach((entity, index) => all.push({ entity, commit: commits[index] ?? null }));
+        }
         return all;
       });
-      if (options.json) printJson(commits);
-      else commits.forEach((commit) => commit && print(`deleted ${commit.entityId}  ${commitLine(commit)}`));
+      if (options.json) printJson(deleted.map(({ commit }) => commit));
+      else deleted.forEach(({ entity, commit }) => commit && print(deletedLine(entity)));
     });
 }

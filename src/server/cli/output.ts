@@ -1,5 +1,5 @@
 import { describeProvenance } from '../../core/provenance';
-import { oneLine } from '../../core/text';
+import { entityTitle, oneLine } from '../../core/text';
 import type { CommitInfo, Entity, HistoryEntry } from '../../core/types';
 import { escapeForTerminal } from './terminal-text';
 
@@ -73,6 +73,9 @@ export function inline(text: string): string {
   return escapeForTerminal(text, 'line');
 }
 
+/** How many characters of an entity's first words a line quotes. */
+const NAME_LENGTH = 48;
+
 /** The noun for a count: "1 memory", "2 memories" (irregular plurals are given). */
 export function noun(count: number, singular: string, plural = `${singular}s`): string {
   return count === 1 ? singular : plural;
@@ -96,6 +99,16 @@ export function entityDetail(entity: Entity): string {
     lines.push(`${key}: ${typeof value === 'string' ? inline(value) : JSON.stringify(value)}`);
   }
   return `${lines.join('\n')}\n\n${entity.content}`;
+}
+
+/** How a write names what it wrote: its type and first words (a chunk's file and heading), and its id. */
+function entityName(entity: Entity): string {
+  return `${entity.type} “${inline(entityTitle(entity, NAME_LENGTH).title)}” (${entity.id})`;
+}
+
+/** What `delete` says of each entity: which one, in words, and that its history stays. */
+export function deletedLine(entity: Entity): string {
+  return `deleted ${entityName(entity)}; its history is kept: workspace-memory history ${entity.id}`;
 }
 
 export function commitLine(commit: CommitInfo): string {

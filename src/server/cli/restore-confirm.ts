@@ -2,7 +2,7 @@ import * as readline from 'node:readline/promises';
 
 import type { RestoreChange, RestorePreview } from '../../core/snapshots/preview';
 import type { EntityType } from '../../core/types';
-import { counted, printError } from './output';
+import { counted, printError, printJson } from './output';
 
 /** Plurals of the entity types, for "2 memories, 1 knowledge". */
 const PLURAL: Record<EntityType, string> = {
@@ -82,10 +82,22 @@ export interface Consent {
  * --yes, or "y" at the question on a terminal. The question and what it is
  * about go to standard error: they are not the command's output. With nobody
  * to ask, a script must say --yes; like a missing option, that is bad usage
- * (exit 2).
+ * (exit 2). With --json (`json` holds what would change) nobody is asked
+ * either: a program reads the preview and the refusal as JSON, never prose.
  */
-export async function consented(yes: boolean, summary: string, consent: Consent): Promise<boolean> {
+export async function consented(
+  yes: boolean,
+  summary: string,
+  consent: Consent,
+  json: { preview: unknown } | undefined,
+): Promise<boolean> {
   if (yes) return true;
+  if (json) {
+    const message = `${consent.what}: nothing was changed. ${consent.flag}`;
+    printJson({ done: false, error: { code: 'CONFIRMATION_REQUIRED', message }, preview: json.preview });
+    process.exitCode = 2;
+    return false;
+  }
   printError(summary);
   if (!process.stdin.isTTY || !process.stderr.isTTY) {
     printError(

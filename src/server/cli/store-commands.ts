@@ -63,7 +63,12 @@ export function registerStoreCommands(program: Command): void {
           const preview = await memory.restorePreview(id);
           const summary = describeRestore(preview);
           if (
-            !(await consented(options.yes, `Restoring ${snapshotLine(preview.snapshot)} would:\n${summary}`, RESTORE))
+            !(await consented(
+              options.yes,
+              `Restoring ${snapshotLine(preview.snapshot)} would:\n${summary}`,
+              RESTORE,
+              options.json ? { preview } : undefined,
+            ))
           )
             return;
           const info = await memory.restore(id);
@@ -77,7 +82,8 @@ export function registerStoreCommands(program: Command): void {
         const question =
           `The store cannot be opened: ${error.message}\n` +
           `Restoring snapshot ${id} rebuilds it from the snapshot; what the damaged file held since is lost.`;
-        if (!(await consented(options.yes, question, RESTORE))) return;
+        const preview = { snapshot: id, rebuild: true, damage: error.message };
+        if (!(await consented(options.yes, question, RESTORE, options.json ? { preview } : undefined))) return;
         const info = await restoreUnopenableStore(options.dir, id);
         if (options.json) printJson({ ...info, rebuilt: true });
         else print(`restored ${snapshotLine(info)} (the damaged store file was rebuilt)`);

@@ -103,7 +103,7 @@ export async function verifySecrets(options: GlobalOptions & SecretsOptions): Pr
       `Purging rewrites every version of these entities that holds a secret:`,
       ...holders.map(holderLine),
     ].join('\n');
-    if (!(await consented(options.yes, summary, consent))) return;
+    if (!(await consented(options.yes, summary, consent, options.json ? { preview: holders } : undefined))) return;
     const report = await memory.secretAudit.purge(holders.map((holder) => holder.id));
     const snapshots = (await memory.listSnapshots()).length;
     if (options.json) printJson({ ...report, snapshots });
@@ -204,7 +204,7 @@ export function registerTrustCommands(program: Command): void {
             flag: 'Give --yes to revert, or --dry-run to only list.',
             declined: 'not reverted; nothing was changed',
           };
-          if (!(await consented(options.yes, summary, consent))) return;
+          if (!(await consented(options.yes, summary, consent, options.json ? { preview } : undefined))) return;
           const report = await memory.revert(filter);
           if (options.json) printJson(report);
           else print(`reverted ${counted(report.commits.length, 'entity', 'entities')}`);

@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import type { Entity, MemoryEntity, SnapshotInfo } from '../../../src/core/index';
 import { Memory } from '../../../src/core/memory';
 import { entityUri, sameEntityDocument, versionUri } from '../../../src/extension/documents/uris';
+import { entityTooltip } from '../../../src/extension/views/labels';
 import { entitiesShownIn } from './collections-walk';
 import { extensionApi, waitFor } from './extension-api';
 import { screenshot } from './harness';
@@ -155,7 +156,7 @@ describe('memory commands', () => {
     );
   });
 
-  it('Restore This Version writes the old content as a new version', async () => {
+  it('Restore This Version says which version it restored, and its Undo puts back the version it replaced', async () => {
     const entity = await addMemory('Version A of a restorable memory');
     const { services, views } = await extensionApi();
     const memory = await services.memory();
@@ -165,9 +166,52 @@ describe('memory commands', () => {
       const nodes = await views.history.getChildren();
       return nodes.length === 2 ? nodes : undefined;
     });
-    await vscode.commands.executeCommand('workspaceMemory.restoreVersion', commits[1], { confirmed: true });
+    const restored = await vscode.commands.executeCommand<{ version: number; undo: unknown }>(
+      'workspaceMemory.restoreVersion',
+      commits[1],
+      { confirmed: true },
+    );
+    assert.equal(restored.version, 1);
     assert.equal((await memory.memories.get(entity.id))?.content, 'Version A of a restorable memory');
+    const [restore] = await memory.history(entity.id);
+    assert.equal(restore!.commit.message, 'restore version 1 of “Version A of a restorable memory”');
     assert.equal((await memory.history(entity.id)).length, 3);
+    await vscode.commands.executeCommand('workbench.view.extension.workspaceMemory');
+    await vscode.commands.executeCommand('notifications.showList');
+    await screenshot('restore-version', 1000);
+    // The message's Undo button runs this command with what the restore handed it.
+    assert.equal(await vscode.commands.executeCommand('workspaceMemory.undoChatSave', restored.undo), 1);
+    assert.equal((await memory.memories.get(entity.id))?.content, 'Version B of a restorable memory');
+    assert.equal((await memory.history(entity.id)).length, 4);
+    // Clicked again, or after another change, it keeps what is there.
+    assert.equal(await vscode.commands.executeCommand('workspaceMemory.undoChatSave', restored.undo), 0);
+    assert.equal((await memory.memories.get(entity.id))?.content, 'Version B of a restorable memory');
+    await vscode.commands.executeCommand('notifications.clearAll');
+  });
+
+  it('Compare with Previous Version diffs only the content and fields, not the header about writers and editing', async () => {
+    const entity = await addMemory('Backups run nightly at 03:00', { tags: ['backup'] });
+    const { services, views } = await extensionApi();
+    const memory = await services.memory();
+    await memory.memories.update(entity.id, { content: 'Backups run nightly at 04:00', tags: ['backup', 'ops'] });
+    views.history.show(entity);
+    const commits = await waitFor('two commits', async () => {
+      const nodes = await views.history.getChildren();
+      return nodes.length === 2 ? nodes : undefined;
+    });
+    await vscode.commands.executeCommand('workspaceMemory.compareWithPrevious', commits[0]);
+    const tab = await waitFor('the diff editor', () => {
+      const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+      return input instanceof vscode.TabInputTextDiff ? input : undefined;
+    });
+    const [left, right] = await Promise.all(
+      [tab.original, tab.modified].map(async (uri) => (await vscode.workspace.openTextDocument(uri)).getText()),
+    );
+    const leftLines = left!.split('\n');
+    const differing = right!.split('\n').filter((line, index) => line !== leftLines[index]);
+    assert.deepEqual(differing, ['tags: [backup, ops]', 'Backups run nightly at 04:00'], `${left}\n---\n${right}`);
+    await screenshot('compare-versions', 1500);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
   it('Search finds memories, skills and docs; Preview Recall shows the context', async () => {
@@ -200,6 +244,33 @@ describe('memory commands', () => {
     assert.equal(preview.isUntitled || preview.isDirty, false);
     assert.equal(preview.languageId, 'markdown');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('Search labels a result by a short title cut at a word, and shows the rest of its text below it', async () => {
+    const content =
+      'Release candidates are tagged from the main branch after the nightly suite passes twice in a row\n' +
+      'Then the changelog is frozen.';
+    const entity = await addMemory(content);
+    const items = await vscode.commands.executeCommand<(vscode.QuickPickItem & { entity: Entity })[]>(
+      'workspaceMemory.search',
+      { query: 'release candidates nightly suite' },
+    );
+    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    const item = items.find((candidate) => candidate.entity.id === entity.id);
+    assert.ok(item, JSON.stringify(items.map((candidate) => candidate.label)));
+    assert.equal(item.label, '$(lightbulb) Release candidates are tagged from the main branch after…');
+    assert.equal(item.detail, 'the nightly suite passes twice in a row Then the changelog is frozen.');
+  });
+
+  it("a row's tooltip wraps between words: plain spaces, the text cut at a word, the id last", async () => {
+    const words = Array.from({ length: 150 }, (_, i) => `word${i}`).join(' ');
+    const entity = await addMemory(`Harbour notes: ${words}`);
+    const tooltip = entityTooltip(entity);
+    assert.doesNotMatch(tooltip.value, /\w&nbsp;\w/, tooltip.value);
+    assert.match(tooltip.value, /Harbour notes: word0 word1 /);
+    // Cut after a whole word, before the ellipsis.
+    assert.match(tooltip.value, /word\d+…\n/);
+    assert.ok(tooltip.value.trimEnd().endsWith(`\`${entity.id}\``), tooltip.value);
   });
 
   it('snapshots restore the store, and export/import round-trip it', async () => {
@@ -251,10 +322,15 @@ describe('memory commands', () => {
     assert.equal(report.valid, true);
     const stats = await vscode.commands.executeCommand<{ memories: number; path: string }>('workspaceMemory.showStats');
     assert.equal(stats.memories, before.memories + 1);
-    const shown = await waitFor('the stats document', () => {
-      const document = vscode.window.activeTextEditor?.document;
-      return document && /# Workspace Memory/.test(document.getText()) ? document : undefined;
+    // Rendered, not its Markdown source: the table drawn, no pipes or asterisks to read past.
+    const preview = await waitFor('the stats preview', () => {
+      const active = vscode.window.tabGroups.activeTabGroup.activeTab;
+      return active?.input instanceof vscode.TabInputWebview && /Memory Stats/.test(active.label) ? active : undefined;
     });
+    assert.match((preview.input as vscode.TabInputWebview).viewType, /markdown\.preview/);
+    await screenshot('stats-report', 1500);
+    const shown = vscode.workspace.textDocuments.find((document) => /# Workspace Memory/.test(document.getText()));
+    assert.ok(shown, 'the report document');
     assert.equal(shown.uri.scheme, 'workspace-memory-report');
     assert.equal(path.posix.basename(shown.uri.path), 'Memory Stats.md');
     assert.equal(shown.isUntitled || shown.isDirty, false);
