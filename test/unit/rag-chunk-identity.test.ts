@@ -5,10 +5,10 @@ import { DatabaseSync } from 'node:sqlite';
 
 import { Memory } from '../../src/core/memory';
 import { planChunks, type StoredChunk } from '../../src/core/rag/chunk-matching';
-import { commitHash } from '../../src/core/store/commits';
 import { canonicalJson, sha256 } from '../../src/core/store/hashing';
-import type { CommitOp, Entity, KnowledgeEntity, KnowledgeInput } from '../../src/core/types';
+import type { Entity, KnowledgeEntity, KnowledgeInput } from '../../src/core/types';
 import { openTemp, tempDir } from './helpers';
+import { rehashCommits } from './legacy-stores';
 
 /** A Markdown file of one chunk per section: sections never share a chunk. */
 const sections = (names: string[]): string =>
@@ -38,26 +38,7 @@ function makeVersion4(file: string): void {
     );
     db.prepare('UPDATE refs SET object_seq = ? WHERE id = ?').run(seq, row.id as string);
   }
-  const hashes = new Map<number, string>();
-  const commits = db
-    .prepare(
-      'SELECT c.seq, c.parent_seq, c.entity_id, c.time, c.author, c.message, c.op, c.meta, o.hash AS object FROM commits c LEFT JOIN objects o ON o.seq = c.object_seq ORDER BY c.seq',
-    )
-    .all();
-  for (const row of commits) {
-    const hash = commitHash({
-      entityId: String(row.entity_id),
-      parent: row.parent_seq === null ? null : hashes.get(row.parent_seq as number)!,
-      object: (row.object as string | null) ?? null,
-      time: String(row.time),
-      author: String(row.author),
-      message: String(row.message),
-      op: row.op as CommitOp,
-      meta: (row.meta as string | null) ?? null,
-    });
-    hashes.set(row.seq as number, hash);
-    db.prepare('UPDATE commits SET hash = ? WHERE seq = ?').run(hash, row.seq as number);
-  }
+  rehashCommits(db);
   db.exec('ALTER TABLE refs DROP COLUMN place; PRAGMA user_version = 4;');
   db.close();
 }

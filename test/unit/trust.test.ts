@@ -7,9 +7,8 @@ import { applyConsolidationPlan } from '../../src/core/ai/consolidation';
 import { Memory } from '../../src/core/memory';
 import { runOperation } from '../../src/core/operations';
 import { describeProvenance, withProvenance } from '../../src/core/provenance';
-import { commitHash } from '../../src/core/store/commits';
-import type { CommitOp } from '../../src/core/types';
 import { FakeClock, openTemp, rejectsWith, tempDir } from './helpers';
+import { rehashCommits } from './legacy-stores';
 
 const MCP = { kind: 'mcp', name: 'Claude Desktop', version: '0.9.1' } as const;
 const COPILOT = {
@@ -27,26 +26,7 @@ const COPILOT = {
 function makeVersion3(file: string): void {
   const db = new DatabaseSync(file);
   db.exec('ALTER TABLE commits DROP COLUMN meta; PRAGMA user_version = 3;');
-  const hashes = new Map<number, string>();
-  const rows = db
-    .prepare(
-      'SELECT c.seq, c.parent_seq, c.entity_id, c.time, c.author, c.message, c.op, o.hash AS object FROM commits c LEFT JOIN objects o ON o.seq = c.object_seq ORDER BY c.seq',
-    )
-    .all();
-  for (const row of rows) {
-    const hash = commitHash({
-      entityId: String(row.entity_id),
-      parent: row.parent_seq === null ? null : hashes.get(row.parent_seq as number)!,
-      object: (row.object as string | null) ?? null,
-      time: String(row.time),
-      author: String(row.author),
-      message: String(row.message),
-      op: row.op as CommitOp,
-      meta: null,
-    });
-    hashes.set(row.seq as number, hash);
-    db.prepare('UPDATE commits SET hash = ? WHERE seq = ?').run(hash, row.seq as number);
-  }
+  rehashCommits(db);
   db.close();
 }
 
