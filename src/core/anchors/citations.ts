@@ -1,0 +1,181 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import { readBoundedSync } from '../bounded-read';
+import { MemoryError } from '../errors';
+import { isInside } from '../paths';
+import { decode } from '../rag/loader-read';
+import { sha256 } from '../store/hashing';
+
+/*
+ * Citations: a memory's link to the code it is about (issue #13). A citation
+ * names lines of a workspace file and keeps what they said, so a later check
+ * can tell whether they still say it, moved, changed or are gone.
+ */
+
+/** What a writer gives: a workspace path and a line range (1-based, inclusive). */
+export interface CitationRequest {
+  path: string;
+  startLine: number;
+  endLine: number;
+}
+
+/** A citation as stored: the request plus what anchoring read. */
+export interface Citation extends CitationRequest {
+  /** The cited lines as they were, at most MAX_CITED_LINES of them. */
+  text: string;
+  /** SHA-256 of all the cited lines with whitespace runs collapsed: what a check compares. */
+  hash: string;
+}
+
+/** A workspace folder citations resolve against; `name` leads the path in a multi-root workspace. */
+export interface WorkspaceFolder {
+  name: string;
+  path: string;
+}
+
+export type CitationState = 'valid' | 'moved' | 'changed' | 'missing';
+
+export interface CitationCheck {
+  state: CitationState;
+  /** For `moved`: the citation at its new lines (text and hash unchanged). */
+  moved?: Citation;
+}
+
+/** Kept text per citation: enough to show what was cited, bounded so a memory stays small. */
+export const MAX_CITED_LINES = 40;
+/** A cited file is read whole to find moved lines; beyond this it is not code a memory cites by line. */
+const MAX_CITED_FILE_BYTES = 4 * 1024 * 1024;
+
+/** The lines of a text, whatever its line endings; a final line break ends the last line, it does not start one. */
+function linesOf(text: string): string[] {
+  const lines = text.split(/\r\n|\r|\n/);
+  if (lines.length > 1 && lines.at(-1) === '') lines.pop();
+  return lines;
+}
+
+/** Lines as a check compares them: whitespace runs collapsed, blank ends dropped. */
+function normalizedHash(lines: readonly string[]): string {
+  return sha256(
+    lines
+      .map((line) => line.replace(/\s+/g, ' ').trim())
+      .join('\n')
+      .trim(),
+  );
+}
+
+/**
+ * The file a citation path names: `<folder name>/<relative path>` in a
+ * multi-root workspace, the relative path alone with one folder. Refused
+ * unless it leads, every link resolved, to a file inside that folder.
+ */
+export function citedFile(folders: readonly WorkspaceFolder[], cited: string): string {
+  const relative = cited.replace(/\\/g, '/');
+  if (!relative || path.isAbsolute(relative) || relative.split('/').includes('..')) {
+    throw new MemoryError('INVALID_INPUT', `A citation needs a path inside the workspace, not "${cited}".`);
+  }
+  let folder = folders.length === 1 ? folders[0] : undefined;
+  let rest = relative;
+  if (folders.length > 1) {
+    const [first, ...tail] = relative.split('/');
+    folder = folders.find((candidate) => candidate.name === first);
+    rest = tail.join('/');
+  }
+  if (!folder || !rest) {
+    const names = folders.map((candidate) => candidate.name).join(', ');
+    throw new MemoryError(
+      'INVALID_INPUT',
+      folders.length === 0
+        ? 'Citations need a workspace folder to resolve against.'
+        : `A citation's path starts with its workspace folder's name (${names}), not "${cited}".`,
+    );
+  }
+  const file = path.join(folder.path, rest);
+  let real: string;
+  try {
+    real = fs.realpathSync(file);
+  } catch {
+    return file;
+  }
+  if (!isInside(fs.realpathSync(folder.path), real)) {
+    throw new MemoryError('INVALID_INPUT', `The cited file ${cited} leads outside its workspace folder.`);
+  }
+  return real;
+}
+
+/** A cited file's lines, or undefined when it is gone (or no longer a readable text file). */
+function readLines(file: string): string[] | undefined {
+  let read;
+  try {
+    read = readBoundedSync(file, MAX_CITED_FILE_BYTES);
+  } catch {
+    return undefined;
+  }
+  if (read.kind !== 'read') return undefined;
+  const text = decode(read.bytes);
+  return text === undefined ? undefined : linesOf(text);
+}
+
+/**
+ * A citation of the lines `request` names, with what they say now. A path
+ * outside the workspace, a missing file or a range beyond the file is
+ * INVALID_INPUT, saying which.
+ */
+export function anchorCitation(folders: readonly WorkspaceFolder[], request: CitationRequest): Citation {
+  const { startLine, endLine } = request;
+  if (!Number.isInteger(startLine) || !Number.isInteger(endLine) || startLine < 1 || endLine < startLine) {
+    throw new MemoryError(
+      'INVALID_INPUT',
+      `A citation's lines run from startLine to endLine, both whole numbers from 1 (got ${startLine}-${endLine}).`,
+    );
+  }
+  const lines = readLines(citedFile(folders, request.path));
+  if (!lines)
+    throw new MemoryError('INVALID_INPUT', `The cited file ${request.path} is not a text file in the workspace.`);
+  if (endLine > lines.length) {
+    throw new MemoryError(
+      'INVALID_INPUT',
+      `The citation's lines ${startLine}-${endLine} are beyond the end of ${request.path} (${lines.length} lines).`,
+    );
+  }
+  const cited = lines.slice(startLine - 1, endLine);
+  return {
+    path: request.path,
+    startLine,
+    endLine,
+    text: cited.slice(0, MAX_CITED_LINES).join('\n'),
+    hash: normalizedHash(cited),
+  };
+}
+
+/**
+ * Whether a citation still holds: its lines say what they said (valid), the
+ * same lines are elsewhere in the file (moved, the nearest place to the old
+ * one), they say something else (changed), or the file is gone (missing).
+ */
+export function checkCitation(folders: readonly WorkspaceFolder[], citation: Citation): CitationCheck {
+  let file: string;
+  try {
+    file = citedFile(folders, citation.path);
+  } catch {
+    return { state: 'missing' };
+  }
+  const lines = readLines(file);
+  if (!lines) return { state: 'missing' };
+  const span = citation.endLine - citation.startLine + 1;
+  const at = (start: number) => normalizedHash(lines.slice(start, start + span));
+  if (citation.endLine <= lines.length && at(citation.startLine - 1) === citation.hash) return { state: 'valid' };
+  // Nearest first: the same lines often appear twice (a repeated block), and the move is usually small.
+  const starts = Array.from({ length: Math.max(lines.length - span + 1, 0) }, (_, start) => start).sort(
+    (a, b) => Math.abs(a - citation.startLine + 1) - Math.abs(b - citation.startLine + 1),
+  );
+  const first = citation.text.split('\n')[0]?.replace(/\s+/g, ' ').trim();
+  for (const start of starts) {
+    // A cheap test of the first line before hashing the whole window.
+    if (first !== undefined && lines[start]!.replace(/\s+/g, ' ').trim() !== first) continue;
+    if (at(start) === citation.hash) {
+      return { state: 'moved', moved: { ...citation, startLine: start + 1, endLine: start + span } };
+    }
+  }
+  return { state: 'changed' };
+}
