@@ -34,6 +34,20 @@ export {
 export type { AiProvider, ChatMessage, OpenAiCompatibleChatOptions } from './ai/provider';
 export { OpenAiCompatibleChat } from './ai/provider';
 export { askStructured, extractJson, type ReplyCheck, type StructuredRequest } from './ai/structured';
+export {
+  anchorCitation,
+  checkCitation,
+  type CitationCheck,
+  type CitationState,
+  type WorkspaceFolder,
+} from './anchors/citations';
+export type {
+  CitationCheckOptions,
+  CitationReport,
+  CitationStatus,
+  CitedEntityReport,
+  CitingEntity,
+} from './anchors/staleness';
 export type { Collection } from './collections/collection';
 export type { ProfileCollection } from './collections/profiles';
 export type { AgentScopedCollection, DedupResult, MemoryCollection } from './collections/searchable';

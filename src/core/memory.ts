@@ -2,6 +2,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import type { Embedder } from './ai/embedder';
+import { anchorAll, normalizeFolders, type WorkspaceFolder } from './anchors/citations';
+import { checkCitations,type CitationCheckOptions, type CitationReport } from './anchors/staleness';
 import type { Collection, CollectionContext } from './collections/collection';
 import { type Groups, groupsOf } from './collections/groups';
 import { ProfileCollection } from './collections/profiles';
@@ -97,6 +99,13 @@ export interface MemoryOptions {
   embedder?: Embedder;
   /** Where non-fatal problems go (an unreachable embedder, say); default: console.warn. Also emitted as `warning`. */
   onWarning?: (message: string) => void;
+  /**
+   * The workspace's folders, which citations name files in (see
+   * anchors/citations.ts): the CLI gives its `--workspace` (the current
+   * folder by default), the extension the open workspace's folders. Without
+   * any, a citation given as path and lines is refused.
+   */
+  workspaceFolders?: readonly WorkspaceFolder[];
 }
 
 export { STORE_FILE };
@@ -133,6 +142,8 @@ export class Memory {
   /** Writes waiting for a person's approval: list, approve, reject. */
   readonly review: Review;
   private readonly reverter: Reverter;
+  /** The folders citations resolve against (MemoryOptions.workspaceFolders). */
+  private readonly workspaceFolders: readonly WorkspaceFolder[];
   /** Secrets already in the store: find them, redact current versions, purge older ones. */
   readonly secretAudit: SecretAudit;
 
@@ -146,6 +157,7 @@ export class Memory {
     writer: Provenance,
     options: MemoryOptions,
   ) {
+    this.workspaceFolders = options.workspaceFolders ?? [];
     this.events = new EventBus(
       options.onHandlerError ??
         ((error, event) => console.error(`Workspace Memory: a ${event} handler failed:`, error)),
@@ -167,6 +179,7 @@ export class Memory {
       embeddings: this.embeddings,
       dedupThreshold,
       queued: () => isQueued(reviewModes, writer),
+      anchor: (citations) => anchorAll(this.workspaceFolders, citations),
     };
     this.review = new Review(store, this.events);
     this.reverter = new Reverter(store, this.events);
@@ -215,6 +228,7 @@ export class Memory {
     const author = options.author ?? defaultAuthor();
     const writer = normalizeProvenance(options.writer ?? { kind: 'user', name: author });
     const reviewModes = resolveReviewPolicy(options.review);
+    const workspaceFolders = normalizeFolders(options.workspaceFolders);
     checkSecretPolicy(options.secrets ?? 'redact');
     prepareStoreFolder(dir);
     // The database, its WAL and the snapshots may not be links leading out of the store's folder.
@@ -240,7 +254,10 @@ export class Memory {
       db.close();
       throw new MemoryError('INVALID_INPUT', `dedupThreshold must be above 0 and at most 1 (got ${dedupThreshold}).`);
     }
-    return new Memory(dir, db, store, searcher, dedupThreshold, reviewModes, writer, options);
+    return new Memory(dir, db, store, searcher, dedupThreshold, reviewModes, writer, {
+      ...options,
+      workspaceFolders,
+    });
   }
 
   /**
@@ -252,6 +269,16 @@ export class Memory {
    */
   async revert(filter: RevertFilter, options: { dryRun?: boolean } = {}): Promise<RevertReport> {
     return this.reverter.revert(filter, options);
+  }
+
+  /**
+   * Checks the citations of every memory and skill (or one agent's) against
+   * the workspace folders: valid, moved (re-anchored unless `reanchor` is
+   * false), changed or missing. An entity with a changed or missing citation
+   * is stale.
+   */
+  async checkCitations(options: CitationCheckOptions = {}): Promise<CitationReport> {
+    return checkCitations(this.db, this.workspaceFolders, { memory: this.memories, skill: this.skills }, options);
   }
 
   /** The collection that holds entities of `type`. */

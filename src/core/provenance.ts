@@ -6,10 +6,21 @@ import { guardText } from './secrets/guard';
 /**
  * Who made a commit. Every shell says who is writing (the person in the UI,
  * Copilot through a tool, an MCP client, the CLI, an import, document sync,
- * mining, consolidation); the store records it on each commit, inside the
+ * mining, consolidation, the citation check moving a citation to where its
+ * lines went); the store records it on each commit, inside the
  * commit's hash, so it can be shown, filtered on and reverted by.
  */
-export const WRITER_KINDS = ['user', 'copilot', 'mcp', 'cli', 'import', 'docsync', 'mining', 'consolidation'] as const;
+export const WRITER_KINDS = [
+  'user',
+  'copilot',
+  'mcp',
+  'cli',
+  'import',
+  'docsync',
+  'mining',
+  'consolidation',
+  'anchoring',
+] as const;
 export type WriterKind = (typeof WRITER_KINDS)[number];
 
 export interface Provenance {
@@ -128,6 +139,7 @@ const KIND_LABEL: Record<WriterKind | 'unknown', string> = {
   docsync: 'document sync',
   mining: 'mining',
   consolidation: 'consolidation',
+  anchoring: 'code anchoring',
   unknown: 'unknown',
 };
 

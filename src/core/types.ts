@@ -34,6 +34,22 @@ export interface EntityBase {
   updatedAt: string;
 }
 
+/** Lines of a workspace file a memory or skill is about: a path and a line range (1-based, inclusive). */
+export interface CitationRequest {
+  /** Workspace-relative, `/`-separated; led by the folder's name in a multi-root workspace. */
+  path: string;
+  startLine: number;
+  endLine: number;
+}
+
+/** A citation as stored: the lines and what they said when it was anchored (see anchors/citations.ts). */
+export interface Citation extends CitationRequest {
+  /** The cited lines as they were, at most 40 of them. */
+  text: string;
+  /** SHA-256 of all the cited lines with whitespace runs collapsed: what a check compares. */
+  hash: string;
+}
+
 export interface MemoryEntity extends EntityBase {
   type: 'memory';
   content: string;
@@ -42,6 +58,7 @@ export interface MemoryEntity extends EntityBase {
   sourceSession?: string;
   /** The memory this one corrects, which it retired (superseded). */
   supersedes?: string;
+  citations?: Citation[];
 }
 
 export interface SkillEntity extends EntityBase {
@@ -50,6 +67,7 @@ export interface SkillEntity extends EntityBase {
   tags: string[];
   category: SkillCategory;
   status: SkillStatus;
+  citations?: Citation[];
 }
 
 export interface KnowledgeEntity extends EntityBase, Omit<KnowledgeInput, 'tags'> {
@@ -97,12 +115,15 @@ export interface MemoryInput {
   sourceSession?: string;
   /** The id of the memory this one corrects: saving retires it (superseded) in the same transaction. */
   supersedes?: string;
+  /** Code the memory is about: given as path and lines, stored with what the lines said. */
+  citations?: (CitationRequest | Citation)[];
 }
 export interface SkillInput {
   content: string;
   tags?: string[];
   category?: SkillCategory;
   status?: SkillStatus;
+  citations?: (CitationRequest | Citation)[];
 }
 export interface KnowledgeInput {
   content: string;

@@ -34,6 +34,10 @@ export const LIMITS = {
   maxInputBytes: 4 * 1024 * 1024,
   /** A profile's metadata, counted the same way. */
   maxMetadataBytes: 64 * 1024,
+  /** Citations per memory or skill, the length of a cited path, and the text one keeps (40 lines). */
+  maxCitations: 20,
+  maxCitationPath: 500,
+  maxCitationText: 16 * 1024,
 } as const;
 
 // Path separators, parent references and colons are refused so an id can
@@ -141,6 +145,22 @@ const inputSchemas = lazy(() => {
   const content = z.string();
   const tags = z.array(z.string());
   const isoDate = z.iso.datetime({ offset: true });
+  const line = z.number().int().positive();
+  // Given as path and lines, anchored on save (text and hash filled in); given whole, kept as it is.
+  const citation = z
+    .strictObject({
+      path: z.string().min(1).max(LIMITS.maxCitationPath),
+      startLine: line,
+      endLine: line,
+      text: z.string().max(LIMITS.maxCitationText).optional(),
+      hash: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/, 'a SHA-256 in hex')
+        .optional(),
+    })
+    .refine((cited) => cited.endLine >= cited.startLine, 'endLine comes before startLine')
+    .refine((cited) => (cited.text === undefined) === (cited.hash === undefined), 'text and hash go together');
+  const citations = z.array(citation).max(LIMITS.maxCitations);
   const full = {
     memory: z.strictObject({
       content,
@@ -148,12 +168,14 @@ const inputSchemas = lazy(() => {
       category: z.enum(MEMORY_CATEGORIES).optional(),
       sourceSession: z.string().optional(),
       supersedes: z.string().optional(),
+      citations: citations.optional(),
     }),
     skill: z.strictObject({
       content,
       tags: tags.optional(),
       category: z.enum(SKILL_CATEGORIES).optional(),
       status: z.enum(SKILL_STATUSES).optional(),
+      citations: citations.optional(),
     }),
     knowledge: z.strictObject({
       content,

@@ -4,7 +4,8 @@ import * as path from 'node:path';
 
 import { anchorCitation, checkCitation, MAX_CITED_LINES, type WorkspaceFolder } from '../../src/core/anchors/citations';
 import { MemoryError } from '../../src/core/errors';
-import { tempDir } from './helpers';
+import type { Memory } from '../../src/core/memory';
+import { openTemp, rejectsWith, tempDir } from './helpers';
 
 const CODE = [
   'export function retry(times: number) {',
@@ -112,5 +113,96 @@ describe('citations: memories anchored to lines of code', () => {
     assert.deepEqual(checkCitation(folders, citation), { state: 'missing' });
     write('src/retry.ts', ['// header']);
     assert.deepEqual(checkCitation(folders, citation), { state: 'changed' }, 'a file cut short has changed');
+  });
+});
+
+describe('citations on memories and skills', () => {
+  let root: string;
+  let memory: Memory;
+  let cleanup: () => Promise<void>;
+  const file = () => path.join(root, 'src/retry.ts');
+  beforeEach(async () => {
+    root = tempDir('wm-cite-ws-');
+    fs.mkdirSync(path.join(root, 'src'));
+    fs.writeFileSync(file(), `// header\n${CODE.join('\n')}\n`);
+    ({ memory, cleanup } = await openTemp({ workspaceFolders: [{ name: 'app', path: root }] }));
+  });
+  afterEach(async () => {
+    await cleanup();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+  const cite = { path: 'src/retry.ts', startLine: 2, endLine: 6 };
+
+  it('anchors a citation given as path and lines on save, and keeps one given whole', async () => {
+    const [saved] = await memory.memories.save('a', undefined, {
+      content: 'retry() tries `times` times',
+      citations: [cite],
+    });
+    assert.deepEqual(saved.citations?.[0], anchorCitation([{ name: 'app', path: root }], cite));
+    const [skill] = await memory.skills.save('a', undefined, {
+      content: 'How retry works',
+      citations: saved.citations,
+    });
+    assert.deepEqual(skill.citations, saved.citations);
+    const [updated] = await memory.memories.update(saved.id, { citations: [{ ...cite, endLine: 3 }] });
+    assert.equal(updated.citations?.[0]?.text, CODE.slice(0, 2).join('\n'));
+  });
+
+  it('refuses a citation it cannot anchor, writing nothing', async () => {
+    for (const citations of [
+      [{ ...cite, path: '../outside.ts' }],
+      [{ ...cite, endLine: 60 }],
+      [{ ...cite, startLine: 4, endLine: 3 }],
+      [{ ...cite, text: 'only text' }],
+    ]) {
+      await rejectsWith(memory.memories.save('a', undefined, { content: 'x', citations }), 'INVALID_INPUT');
+    }
+    assert.equal((await memory.stats()).commits, 0);
+    const { memory: bare, cleanup: closeBare } = await openTemp();
+    try {
+      const error = await rejectsWith(
+        bare.memories.save('a', undefined, { content: 'x', citations: [cite] }),
+        'INVALID_INPUT',
+      );
+      assert.match(error.message, /workspace folder/);
+    } finally {
+      await closeBare();
+    }
+  });
+
+  it('a check finds moved lines and re-anchors them in a commit of its own, content unchanged', async () => {
+    const [saved] = await memory.memories.save('a', undefined, { content: 'retry() loops', citations: [cite] });
+    assert.deepEqual((await memory.checkCitations()).counts, { valid: 1, moved: 0, changed: 0, missing: 0 });
+    fs.writeFileSync(file(), `// header\n// a new line\n\n${CODE.join('\n')}\n`);
+    const dry = await memory.checkCitations({ reanchor: false });
+    assert.deepEqual(dry.entities[0]!.citations[0]!.movedTo, { startLine: 4, endLine: 8 });
+    assert.equal(dry.reanchored, 0);
+    assert.equal((await memory.history(saved.id)).length, 1, 'a dry check writes nothing');
+    const report = await memory.checkCitations();
+    assert.equal(report.reanchored, 1);
+    assert.equal(report.entities[0]!.stale, false);
+    const [anchoring] = await memory.history(saved.id);
+    assert.equal(anchoring!.commit.by.kind, 'anchoring');
+    assert.equal(anchoring!.commit.message, 're-anchor citations to the lines they moved to');
+    const now = (await memory.memories.get(saved.id))!;
+    assert.equal(now.content, 'retry() loops');
+    assert.deepEqual([now.citations![0]!.startLine, now.citations![0]!.endLine], [4, 8]);
+    assert.deepEqual((await memory.checkCitations()).counts, { valid: 1, moved: 0, changed: 0, missing: 0 });
+  });
+
+  it('marks a memory stale when its cited lines change or its file goes, saying when the file changed', async () => {
+    await memory.memories.save('a', undefined, { content: 'retry() loops', citations: [cite] });
+    await memory.skills.save('b', undefined, { content: 'other agent', citations: [cite] });
+    fs.writeFileSync(file(), `// header\n${CODE.join('\n').replace('attempt()', 'attempt(i)')}\n`);
+    const changed = await memory.checkCitations({ agentId: 'a' });
+    assert.equal(changed.entities.length, 1, 'only agent a');
+    assert.equal(changed.entities[0]!.stale, true);
+    assert.equal(changed.entities[0]!.citations[0]!.state, 'changed');
+    assert.equal(changed.entities[0]!.citations[0]!.changedAt, fs.statSync(file()).mtime.toISOString());
+    fs.rmSync(file());
+    const missing = await memory.checkCitations();
+    assert.deepEqual(missing.counts, { valid: 0, moved: 0, changed: 0, missing: 2 });
+    assert.ok(missing.entities.every((entry) => entry.stale));
+    await rejectsWith(memory.checkCitations({ agentId: '../x' }), 'INVALID_ID');
   });
 });

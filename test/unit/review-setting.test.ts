@@ -26,6 +26,7 @@ describe('workspaceMemory.review.agentWrites', () => {
       docsync: 'immediate',
       mining: 'queue',
       consolidation: 'queue',
+      anchoring: 'immediate',
     });
   });
 

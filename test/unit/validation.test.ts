@@ -4,6 +4,7 @@ import type { MemoryErrorCode } from '../../src/core/errors';
 import type { Memory } from '../../src/core/memory';
 import { runOperation } from '../../src/core/operations';
 import { MAX_RESULTS } from '../../src/core/operations/fields';
+import type { Citation } from '../../src/core/types';
 import { LIMITS, validateInput } from '../../src/core/validation';
 import { openTemp, rejectsWith } from './helpers';
 
@@ -16,6 +17,16 @@ function nested(levels: number): Record<string, unknown> {
 async function throwsWith(check: () => unknown, code: MemoryErrorCode) {
   return rejectsWith(async () => check(), code);
 }
+
+/** A citation given whole (as an import or a re-anchoring gives it): kept as it is, nothing read. */
+const whole = (fields: Partial<Citation> = {}): Citation => ({
+  path: 'src/app.ts',
+  startLine: 1,
+  endLine: 2,
+  text: 'cited',
+  hash: 'a'.repeat(64),
+  ...fields,
+});
 
 describe('bad input', () => {
   let memory: Memory;
@@ -215,6 +226,33 @@ describe('bad input', () => {
         'CONTENT_TOO_LARGE',
       );
       assert.match(error.message, /metadata/);
+    },
+    maxCitations: async () => {
+      const citations = Array.from({ length: LIMITS.maxCitations + 1 }, (_, i) => whole({ path: `src/${i}.ts` }));
+      const [saved] = await memory.memories.save('a', 'u', {
+        content: 'x',
+        citations: citations.slice(0, LIMITS.maxCitations),
+      });
+      assert.equal(saved.citations?.length, LIMITS.maxCitations);
+      await rejectsWith(memory.memories.save('a', 'u', { content: 'x', citations }), 'INVALID_INPUT');
+    },
+    maxCitationPath: async () => {
+      const path = 'p'.repeat(LIMITS.maxCitationPath);
+      const [saved] = await memory.skills.save('a', 'u', { content: 'x', citations: [whole({ path })] });
+      assert.equal(saved.citations?.[0]?.path, path);
+      await rejectsWith(
+        memory.skills.save('a', 'u', { content: 'x', citations: [whole({ path: `${path}p` })] }),
+        'INVALID_INPUT',
+      );
+    },
+    maxCitationText: async () => {
+      const text = 't'.repeat(LIMITS.maxCitationText);
+      const [saved] = await memory.memories.save('a', 'u', { content: 'x', citations: [whole({ text })] });
+      assert.equal(saved.citations?.[0]?.text, text);
+      await rejectsWith(
+        memory.memories.save('a', 'u', { content: 'x', citations: [whole({ text: `${text}t` })] }),
+        'INVALID_INPUT',
+      );
     },
   };
   for (const [name, check] of Object.entries(boundaries)) {

@@ -6,6 +6,7 @@ import { MemoryError } from '../errors';
 import { isInside } from '../paths';
 import { decode } from '../rag/loader-read';
 import { sha256 } from '../store/hashing';
+import type { Citation, CitationRequest } from '../types';
 
 /*
  * Citations: a memory's link to the code it is about (issue #13). A citation
@@ -13,25 +14,34 @@ import { sha256 } from '../store/hashing';
  * can tell whether they still say it, moved, changed or are gone.
  */
 
-/** What a writer gives: a workspace path and a line range (1-based, inclusive). */
-export interface CitationRequest {
-  path: string;
-  startLine: number;
-  endLine: number;
-}
-
-/** A citation as stored: the request plus what anchoring read. */
-export interface Citation extends CitationRequest {
-  /** The cited lines as they were, at most MAX_CITED_LINES of them. */
-  text: string;
-  /** SHA-256 of all the cited lines with whitespace runs collapsed: what a check compares. */
-  hash: string;
-}
-
 /** A workspace folder citations resolve against; `name` leads the path in a multi-root workspace. */
 export interface WorkspaceFolder {
   name: string;
   path: string;
+}
+
+/**
+ * Workspace folders as given to Memory.open, checked: each with a name (the
+ * first segment of a citation's path in a multi-root workspace) and an
+ * existing folder, absolute once resolved; names are unique.
+ */
+export function normalizeFolders(folders: unknown): WorkspaceFolder[] {
+  if (folders === undefined) return [];
+  if (!Array.isArray(folders)) throw new MemoryError('INVALID_INPUT', 'workspaceFolders must be a list of folders.');
+  const names = new Set<string>();
+  return folders.map((folder: unknown) => {
+    const { name, path: where } = (folder ?? {}) as Partial<WorkspaceFolder>;
+    if (typeof name !== 'string' || !name || name.includes('/') || typeof where !== 'string' || !where) {
+      throw new MemoryError('INVALID_INPUT', 'A workspace folder needs a name (without "/") and a path.');
+    }
+    if (names.has(name)) throw new MemoryError('INVALID_INPUT', `Two workspace folders are named "${name}".`);
+    names.add(name);
+    const resolved = path.resolve(where);
+    if (!fs.statSync(resolved, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new MemoryError('INVALID_INPUT', `The workspace folder ${resolved} is not a folder.`);
+    }
+    return { name, path: resolved };
+  });
 }
 
 export type CitationState = 'valid' | 'moved' | 'changed' | 'missing';
@@ -178,4 +188,20 @@ export function checkCitation(folders: readonly WorkspaceFolder[], citation: Cit
     }
   }
   return { state: 'changed' };
+}
+
+/**
+ * Citations as a write stores them: each given as a path and lines is
+ * anchored (what the lines say now is read and kept); one given whole (an
+ * import, a re-anchoring) is kept as it is.
+ */
+export function anchorAll(
+  folders: readonly WorkspaceFolder[],
+  citations: readonly (CitationRequest | Citation)[],
+): Citation[] {
+  return citations.map((cited) =>
+    'hash' in cited && typeof cited.hash === 'string' && typeof cited.text === 'string'
+      ? cited
+      : anchorCitation(folders, cited),
+  );
 }

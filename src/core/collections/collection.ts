@@ -10,6 +10,8 @@ import type { CommitLinks, EntityStore, VersionBody } from '../store/entity-stor
 import { canonicalJson } from '../store/hashing';
 import { bodyOf, entityFromBody } from '../store/object-body';
 import type {
+  Citation,
+  CitationRequest,
   CommitInfo,
   Entity,
   EntityByType,
@@ -38,6 +40,14 @@ export interface CollectionContext {
   dedupThreshold: number;
   /** Whether the write running now waits for review (by its writer, see review-policy.ts). */
   queued(): boolean;
+  /** Citations as stored: those given as path and lines anchored to what the lines say (anchors/citations.ts). */
+  anchor(citations: readonly (CitationRequest | Citation)[]): Citation[];
+}
+
+/** An input or update with its citations anchored; without any, the same object. */
+function withAnchors<I extends object>(ctx: CollectionContext, input: I): I {
+  const { citations } = input as { citations?: (CitationRequest | Citation)[] };
+  return citations ? { ...input, citations: ctx.anchor(citations) } : input;
 }
 
 const DEFAULTS: { [T in EntityType]: Partial<InputByType[T]> } = {
@@ -129,7 +139,7 @@ export class Collection<T extends EntityType> {
     for (const item of items) {
       const agentId = assertAgentFor(this.type, assertId(item?.agentId, 'agent id'));
       const userId = assertOptionalId(item.userId, 'user id');
-      const input = validateInput(this.type, item.input);
+      const input = withAnchors(this.ctx, validateInput(this.type, item.input));
       const id = newEntityId(this.type);
       const body = {
         type: this.type,
@@ -233,11 +243,11 @@ export class Collection<T extends EntityType> {
   async update(id: string, updates: UpdateByType[T], options: UpdateOptions = {}): Promise<Result<T>> {
     assertId(id);
     const message = updateMessage(this.type, options.message);
-    let changes = validateInput(this.type, updates, true) as Record<string, unknown>;
+    let changes = withAnchors(this.ctx, validateInput(this.type, updates, true) as Record<string, unknown>);
     const current = this.requireLive(id);
     const transformed = await this.ctx.middleware.beforeUpdate(current, changes);
     if (!transformed) throw new MemoryError('CANCELLED', `A middleware cancelled the update of ${id}.`);
-    if (transformed !== changes) changes = validateInput(this.type, transformed, true);
+    if (transformed !== changes) changes = withAnchors(this.ctx, validateInput(this.type, transformed, true));
     // The stored version is clean, so guarding the changes guards the whole new version.
     changes = this.ctx.store.guardBody(changes);
     const expected = { ...bodyOf(current), ...changes } as VersionBody;
@@ -497,7 +507,7 @@ export class Collection<T extends EntityType> {
       throw new MemoryError('INVALID_INPUT', `A middleware changed the type of a ${this.type}.`);
     assertAgentFor(this.type, assertId(entity.agentId, 'agent id'));
     assertOptionalId(entity.userId, 'user id');
-    const input = validateInput(this.type, inputOf(entity));
+    const input = withAnchors(this.ctx, validateInput(this.type, inputOf(entity)));
     return {
       type: this.type,
       agentId: entity.agentId,

@@ -22,6 +22,8 @@ export const DEFAULT_REVIEW: Readonly<Record<WriterKind, ReviewMode>> = {
   docsync: 'immediate',
   mining: 'queue',
   consolidation: 'queue',
+  // It only moves a citation to the lines that moved, content unchanged.
+  anchoring: 'immediate',
 };
 
 function assertMode(value: unknown, where: string): ReviewMode {

@@ -1,0 +1,111 @@
+import * as fs from 'node:fs';
+
+import type { Collection } from '../collections/collection';
+import { asWriter } from '../provenance';
+import type { Database } from '../store/database';
+import { ENTITY_SELECT, rowToEntity } from '../store/entity-queries';
+import { type Citation, type MemoryEntity, SHARED_AGENT_ID, type SkillEntity } from '../types';
+import { assertId } from '../validation';
+import { checkCitation, type CitationState, citedFile, type WorkspaceFolder } from './citations';
+
+/** A memory or skill that cites code. */
+export type CitingEntity = MemoryEntity | SkillEntity;
+
+/** One citation of an entity, as the check found it. */
+export interface CitationStatus {
+  citation: Citation;
+  state: CitationState;
+  /** For `moved`: where its lines are now (the citation is re-anchored there unless asked not to). */
+  movedTo?: { startLine: number; endLine: number };
+  /** For `changed`: when the cited file was last modified, the date a reader is told the code changed. */
+  changedAt?: string;
+}
+
+export interface CitedEntityReport {
+  entity: CitingEntity;
+  citations: CitationStatus[];
+  /** A citation changed or is missing: what the entity says may no longer be true. */
+  stale: boolean;
+}
+
+export interface CitationReport {
+  entities: CitedEntityReport[];
+  counts: Record<CitationState, number>;
+  /** Entities whose moved citations were written at their new lines (one commit each). */
+  reanchored: number;
+}
+
+export interface CitationCheckOptions {
+  /** Only this agent's memories and skills (and the shared ones); all when left out. */
+  agentId?: string;
+  /** Write moved citations at their new lines (default true); false only reports. */
+  reanchor?: boolean;
+}
+
+/** Live memories and skills whose current version has citations, by a substring test before any JSON is parsed. */
+function citingEntities(db: Database, agentId: string | undefined): CitingEntity[] {
+  const agent = agentId === undefined ? '' : ` AND r.agent_id IN (?, '${SHARED_AGENT_ID}')`;
+  return db
+    .all(
+      `${ENTITY_SELECT} WHERE r.type IN ('memory', 'skill') AND r.deleted = 0
+         AND instr(o.data, '"citations":[') > 0${agent} ORDER BY r.created_at, r.id`,
+      ...(agentId === undefined ? [] : [agentId]),
+    )
+    .map(rowToEntity)
+    .filter(
+      (entity): entity is CitingEntity => (entity.type === 'memory' || entity.type === 'skill') && !!entity.citations,
+    );
+}
+
+/** When the cited file last changed, or undefined when it cannot be told. */
+function modifiedAt(folders: readonly WorkspaceFolder[], citation: Citation): string | undefined {
+  try {
+    return fs.statSync(citedFile(folders, citation.path)).mtime.toISOString();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Checks every citation of the store's memories and skills against the
+ * workspace: valid, moved (re-anchored to its new lines, a commit by the
+ * `anchoring` writer with the content unchanged), changed or missing (the
+ * entity is stale).
+ */
+export async function checkCitations(
+  db: Database,
+  folders: readonly WorkspaceFolder[],
+  collections: { memory: Collection<'memory'>; skill: Collection<'skill'> },
+  options: CitationCheckOptions = {},
+): Promise<CitationReport> {
+  if (options.agentId !== undefined) assertId(options.agentId, 'agent id');
+  const counts: Record<CitationState, number> = { valid: 0, moved: 0, changed: 0, missing: 0 };
+  const entities: CitedEntityReport[] = [];
+  let reanchored = 0;
+  for (const entity of citingEntities(db, options.agentId)) {
+    const citations = (entity.citations ?? []).map((citation): CitationStatus => {
+      const { state, moved } = checkCitation(folders, citation);
+      counts[state]++;
+      if (moved) return { citation, state, movedTo: { startLine: moved.startLine, endLine: moved.endLine } };
+      if (state === 'changed') return { citation, state, changedAt: modifiedAt(folders, citation) };
+      return { citation, state };
+    });
+    entities.push({
+      entity,
+      citations,
+      stale: citations.some(({ state }) => state === 'changed' || state === 'missing'),
+    });
+    if (options.reanchor !== false && citations.some(({ movedTo }) => movedTo)) {
+      const moved = citations.map(({ citation, movedTo }) => (movedTo ? { ...citation, ...movedTo } : citation));
+      const update = { citations: moved };
+      const message = { message: 're-anchor citations to the lines they moved to' };
+      await asWriter('anchoring', () =>
+        entity.type === 'memory'
+          ? collections.memory.update(entity.id, update, message)
+          : collections.skill.update(entity.id, update, message),
+      );
+      reanchored++;
+    }
+  }
+  return { entities, counts, reanchored };
+}
