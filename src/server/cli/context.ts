@@ -6,6 +6,7 @@ import { InvalidArgumentError, Option } from 'commander';
 
 import { OpenAiCompatibleEmbedder } from '../../core/ai/embedder';
 import { OpenAiCompatibleChat } from '../../core/ai/provider';
+import type { WorkspaceFolder } from '../../core/anchors/citations';
 import { MemoryError } from '../../core/errors';
 import { Memory } from '../../core/memory';
 import type { OperationScope } from '../../core/operations';
@@ -17,6 +18,8 @@ import { endProgress, printError, printProgress } from './output';
 export interface GlobalOptions {
   dir: string;
   json: boolean;
+  /** The workspace folder citations name files in (withWorkspaceOption); the current folder by default. */
+  workspace?: string;
 }
 
 /**
@@ -51,6 +54,20 @@ export function withStoreOptions(command: Command): Command {
       ),
     )
     .option('--json', 'print machine-readable JSON', false);
+}
+
+/** Adds --workspace, for commands that anchor or check citations. */
+export function withWorkspaceOption(command: Command): Command {
+  return command.option(
+    '--workspace <path>',
+    'the workspace folder cited paths are relative to (env WORKSPACE_MEMORY_WORKSPACE; default: the current folder)',
+  );
+}
+
+/** The one workspace folder the CLI knows: --workspace, WORKSPACE_MEMORY_WORKSPACE or the current folder. */
+function workspaceFolder(given: string | undefined): WorkspaceFolder {
+  const folder = path.resolve(given ?? environmentValue('WORKSPACE_MEMORY_WORKSPACE') ?? process.cwd());
+  return { name: path.basename(folder) || 'workspace', path: folder };
 }
 
 /** What withScopeOptions adds to a command's options. */
@@ -103,6 +120,7 @@ export async function withMemory<T>(
     // Only `init` may turn an empty store file into a new store; any other command says it is empty.
     init: create,
     embedder: embedderFromEnvironment(),
+    workspaceFolders: [workspaceFolder(options.workspace)],
     onWarning: (message) => printError(`workspace-memory: warning: ${message}`),
   });
   try {

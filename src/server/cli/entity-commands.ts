@@ -1,8 +1,8 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 
 import { MemoryError } from '../../core/errors';
 import { redactedKinds } from '../../core/secrets/guard';
-import { type CommitInfo, type Entity, ENTITY_TYPES, type EntityType } from '../../core/types';
+import { type CitationRequest, type CommitInfo, type Entity, ENTITY_TYPES, type EntityType } from '../../core/types';
 import { assertEntityType } from '../../core/validation';
 import {
   type GlobalOptions,
@@ -13,6 +13,7 @@ import {
   withMemory,
   withScopeOptions,
   withStoreOptions,
+  withWorkspaceOption,
 } from './context';
 import { readContentFile } from './files';
 import { deletedLine, entityDetail, entityLine, historyLines, print, printError, printJson } from './output';
@@ -26,6 +27,15 @@ interface FieldOptions {
   source?: string;
   conversation?: string;
   input?: string;
+  cite: CitationRequest[];
+}
+
+/** `--cite src/app.ts:10-24` (or `:10` for one line) as a citation request; anything else is bad usage. */
+function parseCitation(value: string, previous: CitationRequest[]): CitationRequest[] {
+  const match = /^(.+):(\d+)(?:-(\d+))?$/.exec(value);
+  if (!match) throw new InvalidArgumentError(`--cite takes path:line or path:start-end (got "${value}").`);
+  const startLine = Number(match[2]);
+  return [...previous, { path: match[1]!, startLine, endLine: match[3] === undefined ? startLine : Number(match[3]) }];
 }
 
 /** Options that set entity fields; shared by save and update. */
@@ -41,7 +51,13 @@ function withFieldOptions(command: Command): Command {
     .option('--status <name>', 'skill status: active|deprecated|draft')
     .option('--source <path>', 'knowledge source')
     .option('--conversation <id>', 'session conversation id')
-    .option('--input <json>', 'any other fields as a JSON object (messages, metadata, questions, ...)');
+    .option('--input <json>', 'any other fields as a JSON object (messages, metadata, questions, ...)')
+    .option(
+      '--cite <path:lines>',
+      'memory, skill: cite lines of a workspace file, e.g. src/app.ts:10-24 (repeat for more; update replaces them all)',
+      parseCitation,
+      [],
+    );
 }
 
 /**
@@ -56,7 +72,8 @@ async function fieldsFrom(options: FieldOptions, stdin: 'when-needed' | 'alone')
     Object.keys(fields).length === 0 &&
     [options.tags, options.category, options.status, options.source, options.conversation].every(
       (option) => option === undefined,
-    );
+    ) &&
+    options.cite.length === 0;
   const content = await contentOf(options, fields, stdin === 'when-needed' || alone);
   if (content !== undefined) fields.content = content;
   if (options.tags !== undefined) fields.tags = options.tags.split(',');
@@ -64,6 +81,7 @@ async function fieldsFrom(options: FieldOptions, stdin: 'when-needed' | 'alone')
   if (options.status !== undefined) fields.status = options.status;
   if (options.source !== undefined) fields.source = options.source;
   if (options.conversation !== undefined) fields.conversationId = options.conversation;
+  if (options.cite.length) fields.citations = options.cite;
   return fields;
 }
 
@@ -85,7 +103,7 @@ async function contentOf(
 }
 
 export function registerEntityCommands(program: Command): void {
-  withFieldOptions(withScopeOptions(withStoreOptions(program.command('save <type>'))))
+  withWorkspaceOption(withFieldOptions(withScopeOptions(withStoreOptions(program.command('save <type>')))))
     .description(`save a new entity (${ENTITY_TYPES.join(', ')})`)
     .option('--dedup', 'memory, skill, knowledge: update a near-duplicate instead of adding', false)
     .action(
@@ -167,7 +185,7 @@ export function registerEntityCommands(program: Command): void {
       else print(historyLines(entries));
     });
 
-  withFieldOptions(withStoreOptions(program.command('update <id>')))
+  withWorkspaceOption(withFieldOptions(withStoreOptions(program.command('update <id>'))))
     .description('write a new version of an entity with the given fields changed')
     .action(async (id: string, options: GlobalOptions & FieldOptions) => {
       const fields = await fieldsFrom(options, 'alone');

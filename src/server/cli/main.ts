@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { isMemoryError } from '../../core/errors';
 import { registerAiCommands } from './ai-commands';
 import { registerCallCommand } from './call-command';
+import { registerCitationCommands } from './citation-commands';
 import { INTERRUPTED_EXIT_CODE } from './context';
 import { registerEntityCommands } from './entity-commands';
 import { registerMcpCommand } from './mcp-command';
@@ -33,6 +34,7 @@ export async function main(argv: string[]): Promise<number> {
   registerRagCommands(program);
   registerAiCommands(program);
   registerTrustCommands(program);
+  registerCitationCommands(program);
   registerCallCommand(program);
   registerMcpCommand(program, PACKAGE_VERSION);
   program.commands.forEach(function exitOverride(command: Command) {
