@@ -2,8 +2,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import type { Embedder } from './ai/embedder';
-import { anchorAll, normalizeFolders, type WorkspaceFolder } from './anchors/citations';
-import { checkCitations,type CitationCheckOptions, type CitationReport } from './anchors/staleness';
+import { anchorAll, CitedFiles, normalizeFolders, type WorkspaceFolder } from './anchors/citations';
+import { checkCitations, type CitationCheckOptions, type CitationReport, staleNotes } from './anchors/staleness';
 import type { Collection, CollectionContext } from './collections/collection';
 import { type Groups, groupsOf } from './collections/groups';
 import { ProfileCollection } from './collections/profiles';
@@ -144,6 +144,8 @@ export class Memory {
   private readonly reverter: Reverter;
   /** The folders citations resolve against (MemoryOptions.workspaceFolders). */
   private readonly workspaceFolders: readonly WorkspaceFolder[];
+  /** Cited files' lines, read again only when they change: recall checks every item's citations. */
+  private readonly citedFiles = new CitedFiles();
   /** Secrets already in the store: find them, redact current versions, purge older ones. */
   readonly secretAudit: SecretAudit;
 
@@ -356,6 +358,7 @@ export class Memory {
         profile: async (agent, user) =>
           (await this.profiles.getByUser(agent, user)) ?? (await this.profiles.getSharedByUser(user)),
         provenance: async (ids) => headProvenance(this.db, ids),
+        staleness: async (entities) => staleNotes(this.workspaceFolders, entities, this.citedFiles),
         markRecalled: async (ids) => this.recordAccess(ids),
       },
       agentId,

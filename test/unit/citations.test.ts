@@ -2,7 +2,13 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { anchorCitation, checkCitation, MAX_CITED_LINES, type WorkspaceFolder } from '../../src/core/anchors/citations';
+import {
+  anchorCitation,
+  checkCitation,
+  CitedFiles,
+  MAX_CITED_LINES,
+  type WorkspaceFolder,
+} from '../../src/core/anchors/citations';
 import { MemoryError } from '../../src/core/errors';
 import type { Memory } from '../../src/core/memory';
 import { openTemp, rejectsWith, tempDir } from './helpers';
@@ -204,5 +210,70 @@ describe('citations on memories and skills', () => {
     assert.deepEqual(missing.counts, { valid: 0, moved: 0, changed: 0, missing: 2 });
     assert.ok(missing.entities.every((entry) => entry.stale));
     await rejectsWith(memory.checkCitations({ agentId: '../x' }), 'INVALID_ID');
+  });
+});
+
+describe('recall and stale memories', () => {
+  let root: string;
+  let memory: Memory;
+  let cleanup: () => Promise<void>;
+  const file = () => path.join(root, 'retry.ts');
+  beforeEach(async () => {
+    root = tempDir('wm-cite-recall-');
+    fs.writeFileSync(file(), `${CODE.join('\n')}\n`);
+    ({ memory, cleanup } = await openTemp({ workspaceFolders: [{ name: 'app', path: root }] }));
+    await memory.memories.save('a', undefined, {
+      content: 'retry() calls attempt once per try',
+      citations: [{ path: 'retry.ts', startLine: 1, endLine: 5 }],
+    });
+    await memory.memories.save('a', undefined, { content: 'retry() is exported from the utils package' });
+  });
+  afterEach(async () => {
+    await cleanup();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+  const recalled = (staleness?: 'mark' | 'exclude' | 'ignore') =>
+    memory.recall('a', undefined, 'retry', staleness ? { staleness } : {});
+
+  it('says nothing of a memory whose cited code is unchanged', async () => {
+    const result = await recalled();
+    assert.equal(result.items.length, 2);
+    assert.ok(result.items.every((item) => item.stale === undefined));
+    assert.doesNotMatch(result.formatted, /May be outdated/);
+  });
+
+  it('marks a memory whose cited code changed, saying which lines and since when; exclude leaves it out, ignore says nothing', async () => {
+    fs.writeFileSync(file(), `${CODE.join('\n').replace('attempt()', 'attempt(i)')}\n`);
+    const day = fs.statSync(file()).mtime.toISOString().slice(0, 10);
+    const marked = await recalled();
+    const stale = marked.items.find((item) => item.stale);
+    assert.match(stale!.entity.content, /once per try/);
+    assert.match(
+      marked.formatted,
+      new RegExp(
+        `\\*\\*May be outdated\\*\\*: the code it cites no longer says what it did \\(\`retry\\.ts:1-5\` changed on ${day}\\)\\.\\n\`\`\`text\\nretry\\(\\) calls attempt once per try`,
+      ),
+    );
+    assert.deepEqual(
+      (await recalled('exclude')).items.map((item) => item.entity.content),
+      ['retry() is exported from the utils package'],
+    );
+    const ignored = await recalled('ignore');
+    assert.equal(ignored.items.length, 2);
+    assert.doesNotMatch(ignored.formatted, /May be outdated/);
+    fs.rmSync(file());
+    assert.match((await recalled()).formatted, /`retry\.ts:1-5` is gone/);
+    await rejectsWith(memory.recall('a', undefined, 'retry', { staleness: 'hide' as never }), 'INVALID_INPUT');
+  });
+
+  it('reads a cited file again only when its size or time changed', () => {
+    const files = new CitedFiles();
+    const first = files.lines(file());
+    assert.equal(files.lines(file()), first, 'the same lines, not read again');
+    fs.writeFileSync(file(), 'changed\n');
+    fs.utimesSync(file(), new Date(), new Date(Date.now() + 5_000));
+    assert.deepEqual(files.lines(file()), ['changed']);
+    fs.rmSync(file());
+    assert.equal(files.lines(file()), undefined);
   });
 });

@@ -63,6 +63,9 @@ describe('cli: citations', function () {
     const report = JSON.parse(stale.stdout) as { counts: Record<string, number>; entities: { stale: boolean }[] };
     assert.deepEqual(report.counts, { valid: 0, moved: 0, changed: 1, missing: 0 });
     assert.equal(report.entities[0]!.stale, true);
+    // What a model is handed says so, or leaves the memory out.
+    assert.match(cli(['recall', 'retry']).stdout, /\*\*May be outdated\*\*: .*`src\/retry\.js:3-5` changed on/);
+    assert.match(cli(['recall', 'retry', '--stale', 'exclude']).stdout, /^Nothing in memory is relevant/);
   });
 
   it('--no-reanchor reports moved lines without writing; --workspace names another folder', () => {

@@ -126,6 +126,34 @@ function readLines(file: string): string[] | undefined {
   return text === undefined ? undefined : linesOf(text);
 }
 
+/** How many cited files a process keeps the lines of. */
+const CACHED_FILES = 256;
+
+/**
+ * Cited files' lines, read again only when a file's size or modification
+ * time changed: recall checks the citations of every item it hands a model,
+ * and most of the time no cited file changed since the last look.
+ */
+export class CitedFiles {
+  private readonly files = new Map<string, { size: number; mtimeMs: number; lines: string[] | undefined }>();
+
+  lines(file: string): string[] | undefined {
+    const stats = fs.statSync(file, { throwIfNoEntry: false });
+    if (!stats) {
+      this.files.delete(file);
+      return undefined;
+    }
+    const known = this.files.get(file);
+    if (known && known.size === stats.size && known.mtimeMs === stats.mtimeMs) return known.lines;
+    const lines = readLines(file);
+    this.files.delete(file);
+    this.files.set(file, { size: stats.size, mtimeMs: stats.mtimeMs, lines });
+    // Oldest first in a Map: the one read longest ago goes.
+    if (this.files.size > CACHED_FILES) this.files.delete(this.files.keys().next().value!);
+    return lines;
+  }
+}
+
 /**
  * A citation of the lines `request` names, with what they say now. A path
  * outside the workspace, a missing file or a range beyond the file is
@@ -163,14 +191,18 @@ export function anchorCitation(folders: readonly WorkspaceFolder[], request: Cit
  * same lines are elsewhere in the file (moved, the nearest place to the old
  * one), they say something else (changed), or the file is gone (missing).
  */
-export function checkCitation(folders: readonly WorkspaceFolder[], citation: Citation): CitationCheck {
+export function checkCitation(
+  folders: readonly WorkspaceFolder[],
+  citation: Citation,
+  files?: CitedFiles,
+): CitationCheck {
   let file: string;
   try {
     file = citedFile(folders, citation.path);
   } catch {
     return { state: 'missing' };
   }
-  const lines = readLines(file);
+  const lines = files ? files.lines(file) : readLines(file);
   if (!lines) return { state: 'missing' };
   const span = citation.endLine - citation.startLine + 1;
   const at = (start: number) => normalizedHash(lines.slice(start, start + span));

@@ -4,9 +4,9 @@ import type { Collection } from '../collections/collection';
 import { asWriter } from '../provenance';
 import type { Database } from '../store/database';
 import { ENTITY_SELECT, rowToEntity } from '../store/entity-queries';
-import { type Citation, type MemoryEntity, SHARED_AGENT_ID, type SkillEntity } from '../types';
+import { type Citation, type Entity, type MemoryEntity, SHARED_AGENT_ID, type SkillEntity } from '../types';
 import { assertId } from '../validation';
-import { checkCitation, type CitationState, citedFile, type WorkspaceFolder } from './citations';
+import { checkCitation, type CitationState, citedFile, type CitedFiles, type WorkspaceFolder } from './citations';
 
 /** A memory or skill that cites code. */
 export type CitingEntity = MemoryEntity | SkillEntity;
@@ -40,6 +40,38 @@ export interface CitationCheckOptions {
   agentId?: string;
   /** Write moved citations at their new lines (default true); false only reports. */
   reanchor?: boolean;
+}
+
+/** Why an entity may be outdated: its citations whose code changed or is gone. */
+export interface StaleNote {
+  citations: { path: string; startLine: number; endLine: number; state: 'changed' | 'missing'; changedAt?: string }[];
+}
+
+/**
+ * The stale ones among `entities` (those citing code that changed or is
+ * gone), with why. Writes nothing: a moved citation counts as current here,
+ * and only `checkCitations` re-anchors it. Cheap when no cited file changed
+ * since the last call with the same `files`.
+ */
+export function staleNotes(
+  folders: readonly WorkspaceFolder[],
+  entities: readonly Entity[],
+  files: CitedFiles,
+): Map<string, StaleNote> {
+  const notes = new Map<string, StaleNote>();
+  for (const entity of entities) {
+    if ((entity.type !== 'memory' && entity.type !== 'skill') || !entity.citations?.length) continue;
+    const stale: StaleNote['citations'] = [];
+    for (const citation of entity.citations) {
+      const { state } = checkCitation(folders, citation, files);
+      if (state !== 'changed' && state !== 'missing') continue;
+      const { path, startLine, endLine } = citation;
+      const changedAt = state === 'changed' ? modifiedAt(folders, citation) : undefined;
+      stale.push({ path, startLine, endLine, state, ...(changedAt ? { changedAt } : {}) });
+    }
+    if (stale.length) notes.set(entity.id, { citations: stale });
+  }
+  return notes;
 }
 
 /** Live memories and skills whose current version has citations, by a substring test before any JSON is parsed. */

@@ -1,7 +1,8 @@
+import type { StaleNote } from '../anchors/staleness';
 import { MemoryError } from '../errors';
 import type { SearchResult } from '../search/searcher';
 import { type ItemProvenance, quoteEntity, STORED_DATA_NOTICE } from '../trust/framing';
-import type { KnowledgeEntity, MemoryEntity, ProfileEntity, SkillEntity } from '../types';
+import type { Entity, KnowledgeEntity, MemoryEntity, ProfileEntity, SkillEntity } from '../types';
 import { assertId, assertOptionalId } from '../validation';
 
 export type RecallCollection = 'memories' | 'skills' | 'knowledge';
@@ -20,7 +21,16 @@ export interface RecallOptions {
   includeSharedKnowledge?: boolean;
   /** Which collections to draw from. Default all three. */
   collections?: readonly RecallCollection[];
+  /**
+   * Memories and skills whose cited code changed or is gone: `mark` (the
+   * default) says so on the item, `exclude` leaves them out, `ignore` treats
+   * them like any other.
+   */
+  staleness?: StalenessMode;
 }
+
+export const STALENESS_MODES = ['mark', 'exclude', 'ignore'] as const;
+export type StalenessMode = (typeof STALENESS_MODES)[number];
 
 export interface RecallItem {
   collection: RecallCollection;
@@ -28,6 +38,8 @@ export interface RecallItem {
   score: number;
   /** Who wrote the item, when the source knows: shown on its source line and counted in the budget. */
   provenance?: ItemProvenance;
+  /** The code it cites changed or is gone (with `staleness: 'mark'`): said before its content. */
+  stale?: StaleNote;
 }
 
 export interface RecallResult {
@@ -75,13 +87,15 @@ export interface RecallSource {
   provenance?(ids: readonly string[]): Promise<ReadonlyMap<string, ItemProvenance>>;
   /** Records that these entities were given to a model. */
   markRecalled(ids: readonly string[]): Promise<void>;
+  /** The stale ones among these entities (see anchors/staleness.ts); without it, none is. */
+  staleness?(entities: readonly Entity[]): Promise<ReadonlyMap<string, StaleNote>>;
 }
 
 const HEADINGS: Record<RecallCollection, string> = { memories: 'Memories', skills: 'Skills', knowledge: 'Knowledge' };
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
 
 function renderItem(item: RecallItem): string {
-  return quoteEntity(item.entity, { provenance: item.provenance });
+  return quoteEntity(item.entity, { provenance: item.provenance, stale: item.stale });
 }
 
 function renderProfile(profile: ProfileEntity): string {
@@ -136,9 +150,23 @@ export async function recall(
     source.provenance && candidates.length
       ? await source.provenance(candidates.map((item) => item.entity.id))
       : undefined;
-  const ranked = candidates.map((item) => {
+  const staleness = options.staleness ?? 'mark';
+  if (!STALENESS_MODES.includes(staleness)) {
+    throw new MemoryError(
+      'INVALID_INPUT',
+      `staleness must be ${STALENESS_MODES.join(', ')} (got ${String(staleness)}).`,
+    );
+  }
+  // Before packing too: a stale item left out frees its room, a marked one costs its note.
+  const stale =
+    source.staleness && staleness !== 'ignore' && candidates.length
+      ? await source.staleness(candidates.map((item) => item.entity))
+      : undefined;
+  const ranked = candidates.flatMap((item): RecallItem[] => {
     const provenance = written?.get(item.entity.id);
-    return provenance ? { ...item, provenance } : item;
+    const note = stale?.get(item.entity.id);
+    if (note && staleness === 'exclude') return [];
+    return [{ ...item, ...(provenance ? { provenance } : {}), ...(note ? { stale: note } : {}) }];
   });
 
   // Exactly what each part adds to `formatted`: the first one brings the notice, the others a blank line.

@@ -4,6 +4,7 @@
  * quotes are data. A memory that reads "ignore previous instructions" then
  * arrives as something the store holds, not as something the prompt says.
  */
+import type { StaleNote } from '../anchors/staleness';
 import { oneLine } from '../text';
 import type { Entity } from '../types';
 import { looksLikeInstruction } from './instructions';
@@ -81,6 +82,23 @@ export interface QuoteOptions {
   lead?: string | undefined;
   /** What the quote shows instead of the content (a listing clips long content); the flag reads both. */
   shown?: string | undefined;
+  /** The code the item cites changed or is gone: said on a line of its own before the quote. */
+  stale?: StaleNote | undefined;
+}
+
+/**
+ * "May be outdated: the code it cites changed (`src/app.ts:10-24`, on
+ * 2026-11-30)": a reader (a model above all) is told before it reads the
+ * item, in words, which citation and since when.
+ */
+export function staleText(note: StaleNote): string {
+  const parts = note.citations.map(({ path, startLine, endLine, state, changedAt }) => {
+    const where = quoteInline(`${path}:${startLine === endLine ? startLine : `${startLine}-${endLine}`}`, 200);
+    return state === 'missing'
+      ? `${where} is gone`
+      : `${where} changed${changedAt ? ` on ${changedAt.slice(0, 10)}` : ''}`;
+  });
+  return `**May be outdated**: the code it cites no longer says what it did (${parts.join('; ')}).`;
 }
 
 /** The stored free text on an item's source line: it is quoted there, and the flag reads it too. */
@@ -124,5 +142,6 @@ export function isFlagged(entity: Entity, options: Pick<QuoteOptions, 'provenanc
 /** An item as a model reads it: its source line, the warning if it is flagged, and its content quoted. */
 export function quoteEntity(entity: Entity, options: QuoteOptions = {}): string {
   const warning = isFlagged(entity, options) ? `${INSTRUCTION_WARNING}\n` : '';
-  return `${sourceLine(entity, options)}\n${warning}${quoteBlock(options.shown ?? entity.content)}`;
+  const stale = options.stale ? `${staleText(options.stale)}\n` : '';
+  return `${sourceLine(entity, options)}\n${warning}${stale}${quoteBlock(options.shown ?? entity.content)}`;
 }

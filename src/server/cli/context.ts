@@ -64,8 +64,12 @@ export function withWorkspaceOption(command: Command): Command {
   );
 }
 
-/** The one workspace folder the CLI knows: --workspace, WORKSPACE_MEMORY_WORKSPACE or the current folder. */
-function workspaceFolder(given: string | undefined): WorkspaceFolder {
+/**
+ * The one workspace folder the CLI and the MCP server know: --workspace,
+ * WORKSPACE_MEMORY_WORKSPACE or the current folder (where MCP clients start
+ * a server: the workspace they work in).
+ */
+export function workspaceFolder(given: string | undefined): WorkspaceFolder {
   const folder = path.resolve(given ?? environmentValue('WORKSPACE_MEMORY_WORKSPACE') ?? process.cwd());
   return { name: path.basename(folder) || 'workspace', path: folder };
 }

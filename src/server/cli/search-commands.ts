@@ -1,7 +1,7 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 
 import { MemoryError } from '../../core/errors';
-import { recallText } from '../../core/recall/recall';
+import { recallText, STALENESS_MODES, type StalenessMode } from '../../core/recall/recall';
 import type { SearchResult } from '../../core/search/searcher';
 import { assertEntityType } from '../../core/validation';
 import {
@@ -13,6 +13,7 @@ import {
   withMemory,
   withScopeOptions,
   withStoreOptions,
+  withWorkspaceOption,
 } from './context';
 import { counted, entityLine, print, printError, printJson } from './output';
 
@@ -62,13 +63,21 @@ export function registerSearchCommands(program: Command): void {
       },
     );
 
-  withScopeOptions(withStoreOptions(program.command('recall <query>')))
+  withWorkspaceOption(withScopeOptions(withStoreOptions(program.command('recall <query>'))))
     .description('the context a model would get for a query: profile, memories, skills and knowledge within a budget')
     .option('--max-items <n>', 'most items', parseInteger('--max-items'), 20)
     .option('--max-chars <n>', 'most characters', parseInteger('--max-chars'), 8000)
     .option('--max-tokens <n>', 'most tokens (estimated as characters / 4)', parseInteger('--max-tokens'))
     .option('--no-profile', 'leave the profile out')
     .option('--no-shared', 'leave shared skills and knowledge out')
+    .addOption(
+      new Option(
+        '--stale <mode>',
+        'memories and skills whose cited code changed or is gone: mark them, exclude them or ignore it',
+      )
+        .choices(STALENESS_MODES)
+        .default('mark'),
+    )
     .action(
       async (
         query: string,
@@ -78,6 +87,8 @@ export function registerSearchCommands(program: Command): void {
           maxTokens?: number;
           profile: boolean;
           shared: boolean;
+          stale: StalenessMode;
+          workspace?: string;
         },
       ) => {
         const result = await withMemory(options, (memory) =>
@@ -88,6 +99,7 @@ export function registerSearchCommands(program: Command): void {
             includeProfile: options.profile,
             includeSharedSkills: options.shared,
             includeSharedKnowledge: options.shared,
+            staleness: options.stale,
           }),
         );
         if (options.json) return printJson(result);

@@ -2,7 +2,7 @@ import { Memory } from '../../core/memory';
 import type { OperationScope } from '../../core/operations';
 import type { ReviewMode } from '../../core/trust/review-policy';
 import { assertId, assertOptionalId } from '../../core/validation';
-import { embedderFromEnvironment, secretPolicyFromEnvironment } from '../cli/context';
+import { embedderFromEnvironment, secretPolicyFromEnvironment, workspaceFolder } from '../cli/context';
 import { createMcpServer } from './server';
 import { GuardedStdioTransport } from './transport';
 
@@ -59,6 +59,7 @@ export async function serveStdio(options: StdioServeOptions): Promise<void> {
     // The client's writes only: people approving in the same store write through their own shells.
     ...(options.review === undefined ? {} : { review: { mcp: options.review as ReviewMode } }),
     embedder: embedderFromEnvironment(),
+    workspaceFolders: [workspaceFolder(undefined)],
     onWarning: (message) => logToStderr(`warning: ${message}`),
   });
   const server = createMcpServer(memory, options.scope, {
