@@ -277,7 +277,8 @@ export class Collection<T extends EntityType> {
       return { ...result, previous: latest, retired };
     });
     if (written.retired) this.emitState(written.retired, 'superseded');
-    if (written.changed)
+    // A chunk that only moved has no new version, but what shows its lines must show the new ones.
+    if (written.changed || written.moved)
       this.ctx.events.emit('entity:update', {
         entity: written.entity,
         previous: written.previous,

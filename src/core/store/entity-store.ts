@@ -67,6 +67,8 @@ export interface WriteResult {
   commit: CommitInfo;
   /** False when the body equals the current version: no commit was made. */
   changed: boolean;
+  /** No new version, but the entity moved (a chunk's place, see place.ts): readers should look again. */
+  moved: boolean;
   /** The row of the entity's current object. */
   objectSeq: number;
 }
@@ -236,11 +238,13 @@ export class EntityStore {
     if (ref && ref.state === REF_STATE.live && state === REF_STATE.live && this.holdsVersion(ref, object)) {
       const head = this.commitAt(ref.headSeq);
       if (head) {
-        if (ref.place !== place) this.db.run('UPDATE refs SET place = ? WHERE id = ?', place, request.id);
+        const moved = ref.place !== place;
+        if (moved) this.db.run('UPDATE refs SET place = ? WHERE id = ?', place, request.id);
         return {
           entity: entityFromBody(request.id, request.body, createdAt, ref.updatedAt),
           commit: head.commit,
           changed: false,
+          moved,
           objectSeq: ref.objectSeq ?? 0,
         };
       }
@@ -288,6 +292,7 @@ export class EntityStore {
       entity: entityFromBody(request.id, request.body, createdAt, commit.time),
       commit,
       changed: true,
+      moved: false,
       objectSeq,
     };
   }

@@ -70,7 +70,10 @@ class MemoryFileSystem implements vscode.FileSystemProvider {
     return {
       type: vscode.FileType.File,
       ctime: Date.parse(entity.createdAt),
-      mtime,
+      // VS Code re-reads a changed document only when its time or size changed. A chunk that moved in
+      // its file keeps its version (and time) and its lines often have as many digits as before, so the
+      // time also moves with what the document says.
+      mtime: mtime + textStamp(text),
       size: Buffer.byteLength(text),
       permissions: isReadOnly(entity, Boolean(location.commit), note) ? vscode.FilePermission.Readonly : undefined,
     };
@@ -207,4 +210,11 @@ export function registerMemoryFileSystem(context: vscode.ExtensionContext, servi
     vscode.workspace.registerFileSystemProvider(SCHEME, fileSystem, { isCaseSensitive: true }),
     services.onDidChangeStore((change) => fileSystem.storeChanged(change.entityIds)),
   );
+}
+
+/** 0–999 from a text (FNV-1a): added to a document's time, so that a change of text is a change of time. */
+function textStamp(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % 1000;
 }

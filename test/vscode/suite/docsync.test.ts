@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 
 import type { KnowledgeEntity } from '../../../src/core/types';
+import { entityUri } from '../../../src/extension/documents/uris';
 import { extensionApi, waitFor } from './extension-api';
 
 /** Long enough for the start-up sync to finish and a debounced watcher batch to run. */
@@ -77,6 +78,29 @@ describe('doc sync', () => {
     assert.equal(history.length, 2, 'updated in place, not replaced');
     assert.match(history[0]!.entity!.content, /Thursday/);
     assert.match(history[1]!.entity!.content, /second Tuesday/);
+  });
+
+  it('a chunk whose file gains lines above it keeps its version, and its open document shows where it is now', async () => {
+    const file = docFile('docsync-moved');
+    const text = '# Anchor chain\n\nThe anchor chain is sixty metres of galvanised steel.\n';
+    const [chunk] = await ingest(file, text);
+    const document = await vscode.workspace.openTextDocument(entityUri(chunk!));
+    await vscode.window.showTextDocument(document);
+    assert.match(document.getText(), new RegExp(`${file.source}:1-3\\b`));
+    await file.write(`Draft, not yet reviewed.\n\n${text}`);
+    await waitFor(
+      'the open document to show the lines the chunk moved to',
+      () => new RegExp(`${file.source}:3-5\\b`).test(document.getText()) || undefined,
+      SYNC_TIMEOUT_MS,
+    );
+    const { services } = await extensionApi();
+    const history = await (await services.memory()).history(chunk!.id);
+    assert.deepEqual(
+      history.map((entry) => entry.commit.op),
+      ['create'],
+      'moving made no version',
+    );
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
   it('a synced chunk is not deleted from the views: its file decides', async () => {
