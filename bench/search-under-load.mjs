@@ -416,9 +416,12 @@ async function rss(source) {
     }
   fs.rmSync(dir, { recursive: true, force: true });
   console.log(
-    '\n| mmap_size (page cache 32 MB unless said) | resident added, MB (anonymous + file-backed) | search p50 / p95, ms | CPU for 200 searches, ms |',
+    `\n| mmap_size (page cache 32 MB unless said) | resident added, MB (anonymous + file-backed) | search p50 / p95, ms | CPU for 200 searches, ms | CPU ÷ ${label(sizes[0])}'s in the same round |`,
   );
-  console.log('|---|---:|---:|---:|');
+  console.log('|---|---:|---:|---:|---:|');
+  // The settings run one after another in each round: comparing each round's CPU with the first
+  // setting's in that round cancels most of what other work on the machine does to both.
+  const first = rows.filter((r) => r.mmap === sizes[0]);
   for (const mmap of sizes) {
     const mine = rows.filter((r) => r.mmap === mmap);
     const med = (key) =>
@@ -426,8 +429,12 @@ async function rss(source) {
         mine.map((r) => r[key]),
         50,
       );
+    const ratio = percentile(
+      mine.map((r, round) => r.cpuMs / first[round].cpuMs),
+      50,
+    );
     console.log(
-      `| ${label(mmap)} | ${med('addedMb').toFixed(0)} (${med('anonMb').toFixed(0)} + ${med('fileMb').toFixed(0)}) | ${med('p50').toFixed(1)} / ${med('p95').toFixed(1)} | ${med('cpuMs').toFixed(0)} |`,
+      `| ${label(mmap)} | ${med('addedMb').toFixed(0)} (${med('anonMb').toFixed(0)} + ${med('fileMb').toFixed(0)}) | ${med('p50').toFixed(1)} / ${med('p95').toFixed(1)} | ${med('cpuMs').toFixed(0)} | ${ratio.toFixed(2)} |`,
     );
   }
 }

@@ -4,6 +4,7 @@
  * event loop. `StoreClient.memory` mirrors the core facade with every method
  * made asynchronous, so features are written against the core's own types.
  */
+import type { HeapInfo } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 
 import { MemoryError } from '../../core/errors';
@@ -66,6 +67,16 @@ interface Pending {
   onProgress?: (value: unknown) => void;
 }
 
+/**
+ * The worker's young generation, in MB. V8 sizes it from the machine's memory
+ * (tens of MB here), and a doc sync, which makes garbage fast, filled the
+ * worker's heap to 200 MB of pages, nearly all garbage, which stayed resident
+ * while the worker idled and for seconds after it stopped (V8 pools pages
+ * for the whole process). At 8 MB the heap peaks below 100 MB, with no more CPU
+ * for the sync or for searches (docs/performance.md, "Memory in the extension host").
+ */
+const YOUNG_GENERATION_MB = 8;
+
 function revive(error: SerializedError): Error {
   if (error.code) return new MemoryError(error.code, error.message);
   const revived = new Error(error.message);
@@ -100,7 +111,10 @@ export class StoreClient {
   /** Starts the worker at `script` (dist/worker.js) and waits until the store is open. */
   static async start(script: string, init: WorkerInit): Promise<StoreClient> {
     const started = Date.now();
-    const worker = new Worker(script, { workerData: init });
+    const worker = new Worker(script, {
+      workerData: init,
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    });
     let startup: StartupTimings | undefined;
     await new Promise<void>((resolve, reject) => {
       const onMessage = (message: Response) => {
@@ -218,6 +232,11 @@ export class StoreClient {
         this.pending.get(id)?.reject(error as Error);
       }
     });
+  }
+
+  /** The worker thread's JavaScript heap, for the log and the benchmarks (its SQLite memory is not in it). */
+  workerHeapStatistics(): Promise<HeapInfo> {
+    return this.worker.getHeapStatistics();
   }
 
   /**

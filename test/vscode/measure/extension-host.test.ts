@@ -11,6 +11,8 @@ import * as vscode from 'vscode';
 
 import { EXTENSION_ID, extensionApi, waitFor } from '../suite/extension-api';
 import { report } from '../suite/harness';
+import { workerCpuDuring } from './cpu';
+import { byMapping, describe as described, peakDuring, sample } from './memory';
 
 const MB = 1024 * 1024;
 
@@ -76,27 +78,47 @@ describe('extension host cost', function () {
       (extension) => extension.id !== EXTENSION_ID && Boolean((extension.packageJSON as { main?: string }).main),
     );
     await report(`[measure] other extensions with code in this host: ${others.length}`);
+    await report(
+      `[measure] resident memory at activation ${(startup.rssAtActivation / MB).toFixed(0)} MB; with the 10k store open: ${described(await sample(storeClient))}; by mapping: ${byMapping()}`,
+    );
   });
 
   it('the longest event-loop block during a full doc sync', async () => {
     const { services, docSync, storeClient } = await extensionApi();
     const config = vscode.workspace.getConfiguration('workspaceMemory');
     const idleMs = await idleBaseline();
-    const before = performance.now();
+    const startedAt = performance.now();
     let sawSyncing = false;
     const watching = docSync.onDidChange((status) => (sawSyncing ||= status.state === 'syncing'));
-    const { maxMs, p99Ms, gcMs, value } = await longestBlock(async () => {
-      // Doc sync starts when it is turned on; wait until it has ingested everything.
-      await config.update('docSync.enabled', true, vscode.ConfigurationTarget.Workspace);
-      await waitFor('the doc sync to finish', () => sawSyncing && docSync.status.state === 'idle', 900_000);
-      return (await services.memory()).rag.status(services.scope().agentId);
-    });
+    const before = await sample(storeClient);
+    const {
+      peak,
+      workerHeapPeak,
+      value: blocks,
+    } = await peakDuring(storeClient, () =>
+      longestBlock(async () => {
+        // Doc sync starts when it is turned on; wait until it has ingested everything.
+        await config.update('docSync.enabled', true, vscode.ConfigurationTarget.Workspace);
+        await waitFor('the doc sync to finish', () => sawSyncing && docSync.status.state === 'idle', 900_000);
+        return (await services.memory()).rag.status(services.scope().agentId);
+      }),
+    );
+    const { maxMs, p99Ms, gcMs, value } = blocks;
     watching.dispose();
     const handling = (await storeClient()).longestHandlingMs;
-    const seconds = (performance.now() - before) / 1000;
+    const seconds = (performance.now() - startedAt) / 1000;
     assert.ok(value.files > 1000, `${value.files} files ingested`);
     await report(
       `[measure] full doc sync of ${value.files} files (${value.chunks} chunks) in ${seconds.toFixed(1)} s: longest event-loop block ${ms(maxMs)}, p99 ${ms(p99Ms)}, longest GC pause ${ms(gcMs)}, longest store message handled by the extension ${ms(handling)} (idle baseline just before: ${ms(idleMs)})`,
+    );
+    await report(`[measure] resident memory before the doc sync: ${described(before)}`);
+    await report(
+      `[measure] peak during the doc sync: ${described(peak)}; the worker's heap peaked at ${(workerHeapPeak.used / MB).toFixed(0)} MB used, ${(workerHeapPeak.total / MB).toFixed(0)} MB held`,
+    );
+    await report(`[measure] right after the doc sync: ${described(await sample(storeClient))}`);
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    await report(
+      `[measure] 10 s after the doc sync: ${described(await sample(storeClient))}; by mapping: ${byMapping()}`,
     );
   });
 
@@ -132,27 +154,40 @@ describe('extension host cost', function () {
       'api gateway timeout',
     ];
     const rssBefore = process.memoryUsage.rss();
+    const beforeSearches = await sample(storeClient);
     const times: number[] = [];
+    let searchCpu = { workerMs: 0, processMs: 0 };
     const { maxMs, p99Ms, gcMs } = await longestBlock(async () => {
-      for (let i = 0; i < 200; i++) {
-        const started = performance.now();
-        await memory.worker.searchAll(agentId, userId, queries[i % queries.length]!, 20);
-        times.push(performance.now() - started);
-      }
+      searchCpu = await workerCpuDuring(async () => {
+        for (let i = 0; i < 200; i++) {
+          const started = performance.now();
+          await memory.worker.searchAll(agentId, userId, queries[i % queries.length]!, 20);
+          times.push(performance.now() - started);
+        }
+      });
       for (let i = 0; i < 20; i++) await memory.recall(agentId, userId, queries[i % queries.length]!, {});
     });
     times.sort((a, b) => a - b);
     const handling = (await storeClient()).longestHandlingMs;
     await report(
-      `[measure] 200 searches + 20 recalls on 100k: longest event-loop block ${ms(maxMs)}, p99 ${ms(p99Ms)}, longest GC pause ${ms(gcMs)}, longest store message handled ${ms(handling)} (idle baseline ${ms(idleMs)}); search round trip p50 ${ms(times[100]!)}, p95 ${ms(times[190]!)}`,
+      `[measure] 200 searches + 20 recalls on 100k: longest event-loop block ${ms(maxMs)}, p99 ${ms(p99Ms)}, longest GC pause ${ms(gcMs)}, longest store message handled ${ms(handling)} (idle baseline ${ms(idleMs)}); search round trip p50 ${ms(times[100]!)}, p95 ${ms(times[190]!)}; CPU for the 200 searches: the store's worker ${ms(searchCpu.workerMs)}, the whole process ${ms(searchCpu.processMs)}`,
     );
     const { startup } = await extensionApi();
     const heap = process.memoryUsage();
     await report(
       `[measure] extension host JavaScript heap (main thread, after the searches): ${(heap.heapUsed / MB).toFixed(0)} MB used of ${(heap.heapTotal / MB).toFixed(0)} MB`,
     );
+    const after = await sample(storeClient);
     await report(
-      `[measure] extension host resident memory: ${(startup.rssAtActivation / MB).toFixed(0)} MB at activation, ${(rssBefore / MB).toFixed(0)} MB before the searches, ${(process.memoryUsage.rss() / MB).toFixed(0)} MB after`,
+      `[measure] extension host resident memory: ${(startup.rssAtActivation / MB).toFixed(0)} MB at activation, ${(rssBefore / MB).toFixed(0)} MB before the searches, ${(after.rss / MB).toFixed(0)} MB after (${((after.rss - startup.rssAtActivation) / MB).toFixed(0)} MB added)`,
+    );
+    await report(`[measure] before the searches on 100k: ${described(beforeSearches)}`);
+    await report(`[measure] after the searches on 100k: ${described(after)}; by mapping: ${byMapping()}`);
+    // V8 hands the pages of a stopped worker's heap back to the system some seconds later, not at once.
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    const settled = await sample(storeClient);
+    await report(
+      `[measure] 10 s later: ${described(settled)} (${((settled.rss - startup.rssAtActivation) / MB).toFixed(0)} MB added); by mapping: ${byMapping()}`,
     );
   });
 });
