@@ -1,5 +1,8 @@
+import * as fs from 'node:fs';
+
 import * as vscode from 'vscode';
 
+import type { WorkspaceFolder } from '../core/anchors/citations';
 import { isMemoryError, MemoryError } from '../core/errors';
 import type { Provenance } from '../core/provenance';
 import { currentScope, type Scope, SECTION, storeDirectory } from './config';
@@ -66,8 +69,9 @@ export class StoreService implements Services, vscode.Disposable {
   ) {
     this.disposables.push(
       // A relative storePath follows the first workspace folder.
+      // Citations resolve against the open folders too, which the store takes when it opens.
       vscode.workspace.onDidChangeWorkspaceFolders(() => {
-        if (this.openedDir !== undefined && this.storeDir() !== this.openedDir) void this.reopen();
+        if (this.openedDir !== undefined) void this.reopen();
       }),
       vscode.workspace.onDidChangeConfiguration((event) => {
         // The user is also the author of every commit, and the review and secret policies are the
@@ -182,7 +186,13 @@ export class StoreService implements Services, vscode.Disposable {
     try {
       const client = await StoreClient.start(this.context.asAbsolutePath('dist/worker.js'), {
         dir,
-        options: { author, writer: { kind: 'user', name: author }, review: review.policy, secrets: secrets.policy },
+        options: {
+          author,
+          writer: { kind: 'user', name: author },
+          review: review.policy,
+          secrets: secrets.policy,
+          workspaceFolders: citationFolders(vscode.workspace.workspaceFolders ?? []),
+        },
         pollMs: EXTERNAL_POLL_MS,
         compileCacheDir: vscode.Uri.joinPath(this.context.globalStorageUri, 'compile-cache').fsPath,
       });
@@ -236,4 +246,28 @@ export class StoreService implements Services, vscode.Disposable {
     this.opening = undefined;
     if (previous) await (await previous.catch(() => undefined))?.close();
   }
+}
+
+/**
+ * The workspace's folders on disk as citations name them: by the folder's
+ * name, made unique (two folders may share one) and without a "/", which
+ * separates the name from the path in a citation.
+ */
+export function citationFolders(folders: readonly vscode.WorkspaceFolder[]): WorkspaceFolder[] {
+  const taken = new Set<string>();
+  return (
+    folders
+      // A folder missing on disk cites nothing, and must not keep the store from opening.
+      .filter(
+        (folder) =>
+          folder.uri.scheme === 'file' && fs.statSync(folder.uri.fsPath, { throwIfNoEntry: false })?.isDirectory(),
+      )
+      .map((folder) => {
+        const base = folder.name.replace(/\//g, '-') || 'folder';
+        let name = base;
+        for (let n = 2; taken.has(name); n++) name = `${base} (${n})`;
+        taken.add(name);
+        return { name, path: folder.uri.fsPath };
+      })
+  );
 }

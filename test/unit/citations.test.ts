@@ -11,6 +11,8 @@ import {
 } from '../../src/core/anchors/citations';
 import { MemoryError } from '../../src/core/errors';
 import type { Memory } from '../../src/core/memory';
+import { runOperation } from '../../src/core/operations';
+import type { MemoryEntity } from '../../src/core/types';
 import { openTemp, rejectsWith, tempDir } from './helpers';
 
 const CODE = [
@@ -275,5 +277,45 @@ describe('recall and stale memories', () => {
     assert.deepEqual(files.lines(file()), ['changed']);
     fs.rmSync(file());
     assert.equal(files.lines(file()), undefined);
+  });
+});
+
+describe('citations through the tools (memory_save, skill_save)', () => {
+  it('anchors the lines an agent cites, and refuses lines beyond the file with a reason the agent can act on', async () => {
+    const root = tempDir('wm-cite-tools-');
+    fs.writeFileSync(path.join(root, 'deploy.sh'), 'set -e\ndocker compose up -d\n');
+    const { memory, cleanup } = await openTemp({ workspaceFolders: [{ name: 'app', path: root }] });
+    try {
+      const context = { store: memory, scope: { agentId: 'a', userId: undefined } };
+      const saved = await runOperation(context, 'memory_save', {
+        content: 'Deploys run docker compose up -d',
+        citations: [{ path: 'deploy.sh', startLine: 2, endLine: 2 }],
+      });
+      const entity = (saved.data as { entity: MemoryEntity }).entity;
+      assert.equal(entity.citations?.[0]?.text, 'docker compose up -d');
+      await runOperation(context, 'skill_save', {
+        content: '1. Run deploy.sh',
+        citations: [{ path: 'deploy.sh', startLine: 1, endLine: 2 }],
+      });
+      const error = await rejectsWith(
+        runOperation(context, 'memory_save', {
+          content: 'x',
+          citations: [{ path: 'deploy.sh', startLine: 3, endLine: 9 }],
+        }),
+        'INVALID_INPUT',
+      );
+      assert.match(error.message, /beyond the end of deploy\.sh \(2 lines\)/);
+      await rejectsWith(
+        runOperation(context, 'memory_save', {
+          content: 'x',
+          citations: [{ path: 'deploy.sh', startLine: 0, endLine: 1 }],
+        }),
+        'INVALID_INPUT',
+      );
+      assert.equal((await memory.checkCitations()).counts.valid, 2);
+    } finally {
+      await cleanup();
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -34,3 +34,24 @@ export const entityId = z
 export function content(what: string) {
   return z.string().trim().min(1).describe(what);
 }
+
+/** Lines of workspace files a memory or skill is about: the store reads and keeps them (anchors/citations.ts). */
+export const citations = z
+  .array(
+    z.strictObject({
+      path: z
+        .string()
+        .trim()
+        .min(1)
+        .max(LIMITS.maxCitationPath)
+        .describe(
+          'The file, relative to the workspace folder with / separators (in a multi-root workspace, led by the folder name), e.g. "src/deploy/compose.ts".',
+        ),
+      startLine: z.number().int().min(1).describe('The first cited line (1-based).'),
+      endLine: z.number().int().min(1).describe('The last cited line (inclusive).'),
+    }),
+  )
+  .max(LIMITS.maxCitations)
+  .describe(
+    'The code this is about, when it is about specific lines: the lines are read and kept with it, so that it is marked as possibly outdated once that code changes. A path outside the workspace or lines beyond the end of the file are refused.',
+  );

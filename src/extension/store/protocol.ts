@@ -10,7 +10,10 @@ import type { Provenance } from '../../core/provenance';
 /** What the worker needs to open the store; sent as `workerData`. */
 export interface WorkerInit {
   dir: string;
-  options: Pick<MemoryOptions, 'author' | 'writer' | 'review' | 'secrets' | 'synonyms' | 'scoring' | 'dedupThreshold'>;
+  options: Pick<
+    MemoryOptions,
+    'author' | 'writer' | 'review' | 'secrets' | 'synonyms' | 'scoring' | 'dedupThreshold' | 'workspaceFolders'
+  >;
   /** How often to look for commits by other processes (the CLI, the MCP server). */
   pollMs: number;
   /** Where V8 may cache the compiled store code between starts (see worker.ts). */

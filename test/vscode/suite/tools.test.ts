@@ -53,6 +53,37 @@ describe('language model tools', () => {
     assert.match(await invoke('memory_recall', { query: 'is pontoon C open?' }), /closed for dredging/);
   });
 
+  it('memory_save keeps the lines an agent cites from the workspace, and recall marks the memory once they change', async () => {
+    const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, `cited-${Date.now().toString(36)}.sh`);
+    const relative = vscode.workspace.asRelativePath(file, false);
+    await vscode.workspace.fs.writeFile(file, new TextEncoder().encode('set -e\nmake dredge-report\n'));
+    try {
+      const memoryId = idIn(
+        await invoke('memory_save', {
+          content: 'The dredge report is built by make dredge-report',
+          citations: [{ path: relative, startLine: 2, endLine: 2 }],
+        }),
+        'memory',
+      );
+      const { services } = await extensionApi();
+      const memory = await services.memory();
+      assert.equal((await memory.memories.get(memoryId))?.citations?.[0]?.text, 'make dredge-report');
+      await vscode.workspace.fs.writeFile(file, new TextEncoder().encode('set -e\nmake dredging-report\n'));
+      assert.match(
+        await invoke('memory_recall', { query: 'how is the dredge report built?' }),
+        new RegExp(
+          `\\*\\*May be outdated\\*\\*: the code it cites no longer says what it did \\(\`${relative}:2\` changed`,
+        ),
+      );
+      await assert.rejects(
+        invoke('memory_save', { content: 'x', citations: [{ path: relative, startLine: 5, endLine: 9 }] }),
+        /beyond the end of/,
+      );
+    } finally {
+      await vscode.workspace.fs.delete(file);
+    }
+  });
+
   it('memory_update, memory_history and memory_forget', async () => {
     // A memory of its own, not the one the test above saved: it runs alone too.
     const memoryId = idIn(
