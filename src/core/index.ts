@@ -39,6 +39,7 @@ export {
   checkCitation,
   type CitationCheck,
   type CitationState,
+  CitedFiles,
   type WorkspaceFolder,
 } from './anchors/citations';
 export type {

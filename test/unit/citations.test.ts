@@ -278,6 +278,22 @@ describe('recall and stale memories', () => {
     fs.rmSync(file());
     assert.equal(files.lines(file()), undefined);
   });
+
+  it('with the cache, a check answers from a file that did not change, and follows one that went and came back', () => {
+    const folders = [{ name: 'app', path: root }];
+    const citation = anchorCitation(folders, { path: 'retry.ts', startLine: 1, endLine: 5 });
+    const files = new CitedFiles();
+    assert.equal(checkCitation(folders, citation, files).state, 'valid');
+    assert.equal(
+      checkCitation(folders, citation, files),
+      checkCitation(folders, citation, files),
+      'the same answer, remembered',
+    );
+    fs.rmSync(file());
+    assert.equal(checkCitation(folders, citation, files).state, 'missing');
+    fs.writeFileSync(file(), `// moved down\n${CODE.join('\n')}\n`);
+    assert.deepEqual(checkCitation(folders, citation, files).moved?.startLine, 2);
+  });
 });
 
 describe('citations through the tools (memory_save, skill_save)', () => {

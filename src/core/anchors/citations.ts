@@ -103,11 +103,11 @@ export function citedFile(folders: readonly WorkspaceFolder[], cited: string): s
   const file = path.join(folder.path, rest);
   let real: string;
   try {
-    real = fs.realpathSync(file);
+    real = fs.realpathSync.native(file);
   } catch {
     return file;
   }
-  if (!isInside(fs.realpathSync(folder.path), real)) {
+  if (!isInside(fs.realpathSync.native(folder.path), real)) {
     throw new MemoryError('INVALID_INPUT', `The cited file ${cited} leads outside its workspace folder.`);
   }
   return real;
@@ -128,29 +128,68 @@ function readLines(file: string): string[] | undefined {
 
 /** How many cited files a process keeps the lines of. */
 const CACHED_FILES = 256;
+/** How many resolved citation paths a process keeps. */
+const MAX_RESOLVED = 50_000;
+
+/** One version of a cited file: its lines, and what checks found of citations in it. */
+interface CachedFile {
+  size: number;
+  mtimeMs: number;
+  lines: string[] | undefined;
+  /** Check results by citation (hash and lines): the same citation in the same file gets the same answer. */
+  verdicts: Map<string, CitationCheck>;
+}
 
 /**
  * Cited files' lines, read again only when a file's size or modification
- * time changed: recall checks the citations of every item it hands a model,
- * and most of the time no cited file changed since the last look.
+ * time changed, and what was found of each citation in them: recall checks
+ * the citations of every item it hands a model, and most of the time no
+ * cited file changed since the last look, so a check is then one stat.
  */
 export class CitedFiles {
-  private readonly files = new Map<string, { size: number; mtimeMs: number; lines: string[] | undefined }>();
+  private readonly files = new Map<string, CachedFile>();
+  /** Cited paths resolved to their real files (links followed, checked to stay inside their folder). */
+  private readonly resolved = new Map<string, string>();
 
-  lines(file: string): string[] | undefined {
+  /**
+   * citedFile, remembered: resolving follows every link of the path, several
+   * system calls a citation, where the file's stat alone tells whether it
+   * changed. A remembered file that is gone is resolved again next time.
+   */
+  resolve(folders: readonly WorkspaceFolder[], cited: string): string {
+    const key = `${folders.map((folder) => folder.path).join('\0')}\0${cited}`;
+    let file = this.resolved.get(key);
+    if (file === undefined) {
+      file = citedFile(folders, cited);
+      if (this.resolved.size >= MAX_RESOLVED) this.resolved.clear();
+      this.resolved.set(key, file);
+    }
+    return file;
+  }
+
+  forget(folders: readonly WorkspaceFolder[], cited: string): void {
+    this.resolved.delete(`${folders.map((folder) => folder.path).join('\0')}\0${cited}`);
+  }
+
+  /** The file as it is now, or undefined when it is gone. */
+  current(file: string): CachedFile | undefined {
     const stats = fs.statSync(file, { throwIfNoEntry: false });
     if (!stats) {
       this.files.delete(file);
       return undefined;
     }
     const known = this.files.get(file);
-    if (known && known.size === stats.size && known.mtimeMs === stats.mtimeMs) return known.lines;
-    const lines = readLines(file);
+    if (known && known.size === stats.size && known.mtimeMs === stats.mtimeMs) return known;
+    const fresh: CachedFile = { size: stats.size, mtimeMs: stats.mtimeMs, lines: readLines(file), verdicts: new Map() };
     this.files.delete(file);
-    this.files.set(file, { size: stats.size, mtimeMs: stats.mtimeMs, lines });
+    this.files.set(file, fresh);
     // Oldest first in a Map: the one read longest ago goes.
     if (this.files.size > CACHED_FILES) this.files.delete(this.files.keys().next().value!);
-    return lines;
+    return fresh;
+  }
+
+  lines(file: string): string[] | undefined {
+    return this.current(file)?.lines;
   }
 }
 
@@ -198,12 +237,26 @@ export function checkCitation(
 ): CitationCheck {
   let file: string;
   try {
-    file = citedFile(folders, citation.path);
+    file = files ? files.resolve(folders, citation.path) : citedFile(folders, citation.path);
   } catch {
     return { state: 'missing' };
   }
-  const lines = files ? files.lines(file) : readLines(file);
-  if (!lines) return { state: 'missing' };
+  const cached = files?.current(file);
+  const lines = files ? cached?.lines : readLines(file);
+  if (!lines) {
+    files?.forget(folders, citation.path);
+    return { state: 'missing' };
+  }
+  const key = `${citation.hash} ${citation.startLine} ${citation.endLine}`;
+  const known = cached?.verdicts.get(key);
+  if (known) return known;
+  const verdict = findLines(lines, citation);
+  cached?.verdicts.set(key, verdict);
+  return verdict;
+}
+
+/** Where the cited lines are in `lines`: in place, elsewhere (the nearest), or nowhere. */
+function findLines(lines: readonly string[], citation: Citation): CitationCheck {
   const span = citation.endLine - citation.startLine + 1;
   const at = (start: number) => normalizedHash(lines.slice(start, start + span));
   if (citation.endLine <= lines.length && at(citation.startLine - 1) === citation.hash) return { state: 'valid' };
