@@ -76,7 +76,7 @@ export type { FusionExplanation } from './search/scoring';
 export { DEFAULT_SCORING } from './search/scoring';
 export type { SearchOptions, SearchResult } from './search/searcher';
 export type { SynonymMap } from './search/synonyms';
-export type { SnapshotInfo } from './snapshots/manifests';
+export type { RestoredSnapshot, SnapshotInfo } from './snapshots/manifests';
 export { RESTORE_PREVIEW_IDS, type RestoreChange, type RestorePreview } from './snapshots/preview';
 export { restoreUnopenableStore } from './snapshots/rebuild';
 export { sqliteAvailable } from './sqlite';

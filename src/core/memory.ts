@@ -3,7 +3,14 @@ import * as path from 'node:path';
 
 import type { Embedder } from './ai/embedder';
 import { anchorAll, CitedFiles, normalizeFolders, type WorkspaceFolder } from './anchors/citations';
-import { checkCitations, type CitationCheckOptions, type CitationReport, staleNotes } from './anchors/staleness';
+import {
+  checkCitations,
+  type CitationCheckOptions,
+  type CitationReport,
+  type CitedEntityReport,
+  citingFiles,
+  staleNotes,
+} from './anchors/staleness';
 import type { Collection, CollectionContext } from './collections/collection';
 import { type Groups, groupsOf } from './collections/groups';
 import { ProfileCollection } from './collections/profiles';
@@ -37,7 +44,7 @@ import { QueryExpander, type SynonymMap } from './search/synonyms';
 import { VectorIndex } from './search/vectors';
 import { checkSecretPolicy, type SecretPolicy } from './secrets/guard';
 import { Snapshots } from './snapshots';
-import type { SnapshotInfo } from './snapshots/manifests';
+import type { RestoredSnapshot, SnapshotInfo } from './snapshots/manifests';
 import type { RestorePreview } from './snapshots/preview';
 import { Database } from './store/database';
 import { headProvenance } from './store/entity-queries';
@@ -48,7 +55,7 @@ import { Review } from './trust/review';
 import { isQueued, resolveReviewPolicy, type ReviewMode, type ReviewPolicy } from './trust/review-policy';
 import { SecretAudit } from './trust/secret-audit';
 import type { Entity, EntityType, HistoryEntry } from './types';
-import { assertEntityType, assertId } from './validation';
+import { assertEntityType, assertId, assertOptionalId, isArray } from './validation';
 import { type VerifyReport, verifyState } from './verify';
 
 export interface MemoryOptions {
@@ -283,6 +290,20 @@ export class Memory {
     return checkCitations(this.db, this.workspaceFolders, { memory: this.memories, skill: this.skills }, options);
   }
 
+  /**
+   * The memories and skills of an agent (and a user) that cite any of
+   * `paths` (workspace-relative), with each citation's state now: what is
+   * recorded about code before someone changes it. Writes nothing.
+   */
+  async citingFiles(agentId: string, userId: string | undefined, paths: readonly string[]): Promise<CitedEntityReport[]> {
+    assertId(agentId, 'agent id');
+    assertOptionalId(userId, 'user id');
+    if (!isArray(paths) || paths.length === 0 || paths.some((cited) => typeof cited !== 'string' || !cited.trim())) {
+      throw new MemoryError('INVALID_INPUT', 'Give the files as a list of workspace-relative paths.');
+    }
+    return citingFiles(this.db, this.workspaceFolders, this.citedFiles, { agentId, userId }, paths);
+  }
+
   /** The collection that holds entities of `type`. */
   collection(type: EntityType): Collection<EntityType> {
     const byType: Record<EntityType, Collection<EntityType>> = {
@@ -331,8 +352,8 @@ export class Memory {
     return this.snapshots.compare(snapshotId);
   }
 
-  /** Replaces the whole state with a snapshot's, atomically. */
-  async restore(snapshotId: string): Promise<SnapshotInfo> {
+  /** Replaces the whole state with a snapshot's, atomically, keeping the state it replaces as a snapshot (`before`). */
+  async restore(snapshotId: string): Promise<RestoredSnapshot> {
     const info = await this.snapshots.restore(snapshotId);
     this.events.emit('store:replaced', { reason: 'restore', snapshotId });
     return info;

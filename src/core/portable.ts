@@ -102,6 +102,18 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 }
 
 /**
+ * A JSON object with none of an export's fields is some other document: it
+ * is refused as such, rather than for the first field the schema misses.
+ */
+function assertExportShaped(data: unknown): void {
+  if (!isRecord(data) || ['format', 'version', 'entities'].some((key) => key in data)) return;
+  throw new MemoryError(
+    'IMPORT_INVALID',
+    `Not a Workspace Memory export: it has no "format": "${EXPORT_FORMAT}" (nor the "version" and "entities" of an export).`,
+  );
+}
+
+/**
  * Checks what the schema passes on unchecked, on the raw document: zod drops
  * a `__proto__` key of an entity or of accessCounts without a word, and
  * hands nested values on as they are, however deep.
@@ -185,6 +197,7 @@ function otherProfiles(store: EntityStore, plan: PlannedImport): RefRow[] {
  * entity's chain.
  */
 export function importState(store: EntityStore, data: unknown, options: ImportOptions = {}): ImportReport {
+  assertExportShaped(data);
   assertRawJson(data);
   const parsed = exportSchema().safeParse(data);
   if (!parsed.success) {

@@ -11,7 +11,13 @@ import { nodeCrypto } from './crypto';
 import { isMemoryError, MemoryError } from './errors';
 import { assertSnapshotFileConfined } from './paths';
 import { liveDamage, NEW_STORE_ADVICE, snapshotFault } from './snapshots/faults';
-import { assertLabel, listSnapshots, type SnapshotInfo } from './snapshots/manifests';
+import {
+  assertLabel,
+  beforeRestoreLabel,
+  listSnapshots,
+  type RestoredSnapshot,
+  type SnapshotInfo,
+} from './snapshots/manifests';
 import { previewRestore, type RestorePreview } from './snapshots/preview';
 import { rebuildOver } from './snapshots/rebuild';
 import { recordVerifyOutcome } from './store/damage-marker';
@@ -41,6 +47,20 @@ export interface PartialSnapshots {
   files: number;
   bytes: number;
 }
+
+/** Another process committed between keeping the store as it was and the restore's transaction. */
+class WrittenMeanwhile extends Error {}
+
+function writtenMeanwhile(id: string, cause?: unknown): MemoryError {
+  return new MemoryError(
+    'STORE_BUSY',
+    `Snapshot ${id} was not restored: another process (a VS Code window, an MCP server, a CLI) was writing to the store while it was being kept as it was. Nothing was changed; retry, or close them first.`,
+    { cause },
+  );
+}
+
+/** How often a restore keeps the store and tries again while other processes keep writing. */
+const KEEP_ATTEMPTS = 3;
 
 /** A manifest without its copy this old is left from a kill, not a snapshot being made. */
 const ORPHANED_MANIFEST_MS = 15 * 60_000;
@@ -141,8 +161,10 @@ export class Snapshots {
 
   /**
    * Replaces the live state with the snapshot's; the snapshot is verified
-   * first, and any failure leaves the live store as it was. The audit log is
-   * not rolled back: it records the restore.
+   * first, and any failure leaves the live store as it was. The store as it
+   * was is first kept as a snapshot of its own (`before` in the result), so a
+   * restore can be undone by restoring that one. The audit log is not rolled
+   * back: it records the restore.
    *
    * Normally the snapshot's tables are copied into the live file in one
    * transaction, not swapped in as a file: other processes (the extension's
@@ -153,7 +175,7 @@ export class Snapshots {
    * snapshot and written over the live file through SQLite (see
    * rebuildFromSnapshot), which other connections see like any commit.
    */
-  async restore(id: string): Promise<SnapshotInfo> {
+  async restore(id: string): Promise<RestoredSnapshot> {
     const outcome = this.withAttached(id, (info) => {
       try {
         const report = verifyState(this.db, 'snap');
@@ -169,37 +191,81 @@ export class Snapshots {
       // The whole file is checked, pages included: damage in a table the
       // copy only deletes from (or in none it touches) would otherwise stay.
       const damage = liveDamage(this.db);
-      if (damage !== undefined) return { info, damage };
-      try {
-        this.copyIn(id);
-        return { info, damage: undefined };
-      } catch (error) {
-        // Damage quick_check missed, found by the copy: repair instead.
-        if (!isMemoryError(error, 'STORE_CORRUPT') || missingTableOf(error.cause) !== undefined) throw error;
-        return { info, damage: reasonOf(error) };
-      }
+      if (damage !== undefined) return { info, damage, before: this.keepDamaged(info) };
+      return { info, ...this.keepThenCopyIn(info) };
     });
     if (outcome.damage !== undefined) await this.rebuildFromSnapshot(id, outcome.damage);
     // The live state is now the snapshot's, which verify found whole: the
     // mark an earlier verify left (which refuses writes) no longer applies.
     recordVerifyOutcome(this.db.path, [], new Date());
-    return outcome.info;
+    return { ...outcome.info, ...(outcome.before && { before: outcome.before }) };
   }
 
-  /** The in-place restore: the snapshot's state tables into the live file, in one transaction. */
-  private copyIn(id: string): void {
+  /**
+   * Keeps the live store as a snapshot, then copies snapshot `info` in. VACUUM
+   * INTO cannot run inside the copy's transaction: when another process
+   * commits between the two, the kept copy would miss that commit, so it is
+   * thrown away and both are done again. Returns the kept snapshot, and the
+   * damage the copy found, if any (the caller then rebuilds instead).
+   */
+  private keepThenCopyIn(info: SnapshotInfo): { before: SnapshotInfo; damage?: string } {
+    for (let attempt = 1; ; attempt++) {
+      const version = this.db.dataVersion();
+      const before = this.keep(info);
+      try {
+        this.copyIn(info.id, before.id, () => this.db.dataVersion() === version);
+        return { before };
+      } catch (error) {
+        // Damage quick_check missed, found by the copy: repair instead, the kept copy kept.
+        if (isMemoryError(error, 'STORE_CORRUPT') && missingTableOf(error.cause) === undefined) {
+          return { before, damage: reasonOf(error) };
+        }
+        this.remove(before.id);
+        if (!(error instanceof WrittenMeanwhile)) throw error;
+        if (attempt === KEEP_ATTEMPTS) throw writtenMeanwhile(info.id);
+      }
+    }
+  }
+
+  /**
+   * A damaged store is kept as a snapshot when SQLite can still copy it; when
+   * its damage stops the copy, the restore goes on without (mending it
+   * matters more), and the result says so by having no `before`.
+   */
+  private keepDamaged(info: SnapshotInfo): SnapshotInfo | undefined {
+    try {
+      return this.keep(info);
+    } catch (error) {
+      if (isMemoryError(error, 'STORE_CORRUPT')) return undefined;
+      throw error;
+    }
+  }
+
+  /** The store as it is, kept as a snapshot before restoring snapshot `info`. */
+  private keep(info: SnapshotInfo): SnapshotInfo {
+    try {
+      return this.create(beforeRestoreLabel(info));
+    } catch (error) {
+      if (isMemoryError(error, 'STORE_BUSY')) throw writtenMeanwhile(info.id, error);
+      throw error;
+    }
+  }
+
+  /** The in-place restore: the snapshot's state tables into the live file, in one transaction, if `unchanged` still holds in it. */
+  private copyIn(id: string, before: string, unchanged: () => boolean): void {
     try {
       this.db.transaction(() => {
+        if (!unchanged()) throw new WrittenMeanwhile();
         // A table another tool dropped is put back first: the copy needs it.
         createMissingTables(this.db);
         for (const table of STATE_TABLES) {
           this.db.exec(`DELETE FROM main.${table}`);
           copyFromSnapshot(this.db, table);
         }
-        this.finishRestore(id, {});
+        this.finishRestore(id, { before });
       });
     } catch (error) {
-      if (error instanceof MemoryError) throw error;
+      if (error instanceof MemoryError || error instanceof WrittenMeanwhile) throw error;
       // The snapshot was verified, its tables all there: a table missing now is the live store's.
       const live = translateMissingTable(error, this.db.path);
       if (live instanceof MemoryError) throw live;
@@ -207,6 +273,11 @@ export class Snapshots {
         cause: error,
       });
     }
+  }
+
+  /** Removes a snapshot this restore took and no longer needs (it failed): best effort. */
+  private remove(id: string): void {
+    for (const file of [this.file(id), this.manifest(id)]) removeQuietly(file);
   }
 
   /** What every restore does last, in its transaction: the derived state made anew, and the record. */

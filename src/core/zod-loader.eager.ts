@@ -1,4 +1,8 @@
 import * as zod from 'zod';
 
+import { jitless } from './zod-loader.config';
+
 /** zod-loader.ts for bundles that load zod at start-up anyway (see esbuild.js). */
-export const loadZod = (): typeof zod => zod;
+const configured = jitless(zod);
+
+export const loadZod = (): typeof zod => configured;

@@ -1,6 +1,7 @@
 import type * as Zod from 'zod';
 
 import { lazy } from './lazy';
+import { jitless } from './zod-loader.config';
 
 /**
  * zod, loaded when a schema is first needed. Opening a store needs none, and
@@ -11,5 +12,5 @@ import { lazy } from './lazy';
  */
 export const loadZod = lazy(
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  (): typeof Zod => require('zod') as typeof Zod,
+  (): typeof Zod => jitless(require('zod') as typeof Zod),
 );

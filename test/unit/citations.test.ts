@@ -329,6 +329,25 @@ describe('citations through the tools (memory_save, skill_save)', () => {
         'INVALID_INPUT',
       );
       assert.equal((await memory.checkCitations()).counts.valid, 2);
+      const about = await runOperation(context, 'memory_for_files', { paths: ['./deploy.sh'] });
+      assert.match(about.text, /^2 memories and skills cite `\.\/deploy\.sh`:/);
+      assert.match(about.text, /cites `deploy\.sh:2` \(valid\)/);
+      fs.writeFileSync(path.join(root, 'deploy.sh'), 'set -e\ndocker compose up --wait\n');
+      const changed = await runOperation(context, 'memory_for_files', { paths: ['deploy.sh'] });
+      assert.match(changed.text, /\*\*May be outdated\*\*/);
+      assert.match(changed.text, /cites `deploy\.sh:2` \(changed\)/);
+      assert.equal(
+        (await runOperation(context, 'memory_for_files', { paths: ['other.sh'] })).text,
+        'Nothing in memory cites `other.sh`.',
+      );
+      await rejectsWith(runOperation(context, 'memory_for_files', { paths: [] }), 'INVALID_INPUT');
+      // Another user's memories stay theirs.
+      await memory.memories.save('a', 'someone', {
+        content: 'mine',
+        citations: [{ path: 'deploy.sh', startLine: 1, endLine: 1 }],
+      });
+      assert.equal((await memory.citingFiles('a', undefined, ['deploy.sh'])).length, 2);
+      assert.equal((await memory.citingFiles('a', 'someone', ['deploy.sh'])).length, 3);
     } finally {
       await cleanup();
       fs.rmSync(root, { recursive: true, force: true });

@@ -58,7 +58,10 @@ describe('cli: snapshot restore asks first', () => {
     assert.match(refused.stderr, /cannot be opened/);
     const restored = cli(['snapshot', 'restore', snapshot, '--dir', dir, '--yes']);
     assert.equal(restored.code, 0, restored.stderr);
-    assert.match(restored.stdout, /the damaged store file was rebuilt/);
+    assert.match(
+      restored.stdout,
+      /the damaged store file was rebuilt \(it could not be read, so no snapshot of it was taken; it is kept as .*memory\.db\.unreadable-/,
+    );
     const list = json<{ items: { content: string }[] }>(['list', 'memory', '--dir', dir]);
     assert.deepEqual(
       list.items.map((item) => item.content),
@@ -72,6 +75,7 @@ describe('cli: snapshot restore asks first', () => {
     assert.equal(result.code, 2, result.stderr);
     assert.equal(result.stdout, '');
     assert.match(result.stderr, new RegExp(`remove +1 entity \\(1 memory\\): ${added}`));
+    assert.match(result.stderr, /first save +the store as it is now as a snapshot, so this restore can be undone/);
     assert.match(result.stderr, /keep +1 entity as it is\n +rewind +every entity's history to the snapshot/);
     assert.match(result.stderr, /Give --yes to restore/);
     assert.equal(json<{ memories: number }>(['stats', '--dir', dir]).memories, 2);
@@ -108,28 +112,31 @@ describe('cli: snapshot restore asks first', () => {
     assert.equal(answer.preview.rebuild, true);
   });
 
-  it('with --yes restores and prints what changed; --json adds the changes to the snapshot', () => {
+  it('with --yes restores and prints, in the past tense, what changed and how to undo it; --json adds the changes and the kept snapshot', () => {
     const text = cli(['snapshot', 'restore', snapshot, '--dir', dir, '--yes']);
     assert.equal(text.code, 0, text.stderr);
-    assert.match(
-      text.stdout,
-      new RegExp(`^restored ${snapshot} .*first\\n  remove +1 entity \\(1 memory\\): ${added}\\n`),
-    );
+    const said = new RegExp(
+      `^restored ${snapshot} \\(first\\); the store as it was is kept as snapshot (snap-\\S+) — undo: workspace-memory snapshot restore \\1 --dir ${dir}\\n  removed +1 entity \\(1 memory\\): ${added}\\n  kept +1 entity as it is\\n  rewound +every`,
+    ).exec(text.stdout);
+    assert.ok(said, text.stdout);
     assert.equal(json<{ memories: number }>(['stats', '--dir', dir]).memories, 1);
+    // The undo it names brings back what the restore dropped.
+    assert.equal(cli(['snapshot', 'restore', said[1]!, '--dir', dir, '--yes']).code, 0);
+    assert.equal(json<{ memories: number }>(['stats', '--dir', dir]).memories, 2);
+    cli(['snapshot', 'restore', snapshot, '--dir', dir, '--yes']);
 
     json(['save', 'memory', '--dir', dir, '--content', 'dropped again']);
-    const result = json<{ id: string; label: string; changes: { removed: { total: number }; unchanged: number } }>([
-      'snapshot',
-      'restore',
-      snapshot,
-      '--dir',
-      dir,
-      '--yes',
-    ]);
+    const result = json<{
+      id: string;
+      label: string;
+      before: { label: string; entities: number };
+      changes: { removed: { total: number }; unchanged: number };
+    }>(['snapshot', 'restore', snapshot, '--dir', dir, '--yes']);
     assert.equal(result.id, snapshot);
     assert.equal(result.label, 'first');
     assert.equal(result.changes.removed.total, 1);
     assert.equal(result.changes.unchanged, 1);
+    assert.deepEqual([result.before.label, result.before.entities], ['before restoring first', 2]);
   });
 
   it('an unknown snapshot is an error before anything is asked', () => {
@@ -155,7 +162,7 @@ describe('cli: snapshot restore asks first', () => {
     });
     assert.equal(
       text,
-      "  no entity changes\n  keep        3 entities as they are\n  rewind      every entity's history to the snapshot: commits made since it are dropped",
+      "  first save  the store as it is now as a snapshot, so this restore can be undone\n  no entity changes\n  keep        3 entities as they are\n  rewind      every entity's history to the snapshot: commits made since it are dropped",
     );
   });
 });

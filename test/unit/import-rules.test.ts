@@ -24,6 +24,11 @@ describe('import rules', () => {
     for (const data of [null, 'text', [good]]) {
       assert.match((await refused(data)).message, /^Not a Workspace Memory export: document: /);
     }
+    // Issue #17: this said "version: Only export version 1 is supported".
+    assert.equal(
+      (await refused({ foo: 1 })).message,
+      'Not a Workspace Memory export: it has no "format": "workspace-memory" (nor the "version" and "entities" of an export).',
+    );
     assert.equal(
       (await refused({ ...documentOf({}), format: 'other' })).message,
       'Not a Workspace Memory export: format: expected "workspace-memory".',

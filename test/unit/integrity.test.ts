@@ -254,8 +254,11 @@ describe('snapshots', () => {
       (await memory.listSnapshots()).map((s) => s.id),
       [second.id, first.id],
     );
-    await memory.restore(first.id);
-    assert.equal((await memory.listSnapshots()).length, 2);
+    const { before } = await memory.restore(first.id);
+    assert.deepEqual(
+      (await memory.listSnapshots()).map((s) => s.id),
+      [before?.id, second.id, first.id],
+    );
   });
 
   it('a failed restore leaves the live store untouched', async () => {

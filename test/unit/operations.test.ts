@@ -61,6 +61,7 @@ describe('operations', () => {
           'memory_history',
           'skill_save',
           'skill_search',
+          'memory_for_files',
           'docs_search',
           'profile_get',
           'profile_update',

@@ -227,6 +227,7 @@ describe('snapshot restore as a repair', function () {
     const file = path.join(dir, STORE_FILE);
     const memory = await Memory.open({ dir, busyTimeoutMs: 300 });
     const writer = new DatabaseSync(file);
+    let kept: string | undefined;
     try {
       writer.exec('BEGIN IMMEDIATE');
       writer.exec("INSERT INTO audit (time, op) VALUES ('2020-01-01', 'held')");
@@ -235,17 +236,18 @@ describe('snapshot restore as a repair', function () {
       assert.match(error.message, /another process .* Nothing was changed/);
       assert.ok(fs.readFileSync(file).equals(before), 'the live file is as it was');
       writer.exec('ROLLBACK');
-      await memory.restore(snapshotId);
+      kept = (await memory.restore(snapshotId)).before?.id;
       assert.deepEqual((await memory.verify()).errors, []);
     } finally {
       writer.close();
       await memory.close();
     }
     assert.equal(integrity(dir), 'ok');
-    // No file of the repair is left beside the snapshot.
+    // No file of the repair is left beside the snapshot and the damaged store the retry kept.
+    assert.ok(kept, 'the damaged store was kept as a snapshot');
     assert.deepEqual(
       fs.readdirSync(path.join(dir, 'snapshots')).sort(),
-      [`${snapshotId}.db`, `${snapshotId}.json`].sort(),
+      [`${snapshotId}.db`, `${snapshotId}.json`, `${kept}.db`, `${kept}.json`].sort(),
     );
   });
 
@@ -314,9 +316,7 @@ describe('snapshot restore as a repair', function () {
     const snapshots = path.join(dir, 'snapshots');
     fs.truncateSync(path.join(dir, STORE_FILE), 1024);
     const dead = spawnSync(process.execPath, ['-e', '']).pid;
-    const killed = [1, 2, 3].map(() =>
-      repairTempPath(snapshots, snapshotId).replace(`.${process.pid}@`, `.${dead}@`),
-    );
+    const killed = [1, 2, 3].map(() => repairTempPath(snapshots, snapshotId).replace(`.${process.pid}@`, `.${dead}@`));
     for (const file of killed) fs.writeFileSync(file, Buffer.alloc(4096));
     fs.writeFileSync(`${killed[0]}-journal`, Buffer.alloc(16));
     // Another repair of this process, still building: not a leftover.

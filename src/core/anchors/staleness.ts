@@ -47,6 +47,27 @@ export interface StaleNote {
   citations: { path: string; startLine: number; endLine: number; state: 'changed' | 'missing'; changedAt?: string }[];
 }
 
+/** One citation as a check finds it, with where it moved or when its file changed. */
+function statusOf(folders: readonly WorkspaceFolder[], citation: Citation, files?: CitedFiles): CitationStatus {
+  const { state, moved } = checkCitation(folders, citation, files);
+  if (moved) return { citation, state, movedTo: { startLine: moved.startLine, endLine: moved.endLine } };
+  if (state === 'changed') {
+    const changedAt = modifiedAt(folders, citation);
+    return changedAt ? { citation, state, changedAt } : { citation, state };
+  }
+  return { citation, state };
+}
+
+/** What makes an entity stale among its citations' statuses, if anything does. */
+export function noteOf(statuses: readonly CitationStatus[]): StaleNote | undefined {
+  const stale = statuses.flatMap(({ citation: { path, startLine, endLine }, state, changedAt }) =>
+    state === 'changed' || state === 'missing'
+      ? [{ path, startLine, endLine, state, ...(changedAt ? { changedAt } : {}) }]
+      : [],
+  );
+  return stale.length ? { citations: stale } : undefined;
+}
+
 /**
  * The stale ones among `entities` (those citing code that changed or is
  * gone), with why. Writes nothing: a moved citation counts as current here,
@@ -61,17 +82,36 @@ export function staleNotes(
   const notes = new Map<string, StaleNote>();
   for (const entity of entities) {
     if ((entity.type !== 'memory' && entity.type !== 'skill') || !entity.citations?.length) continue;
-    const stale: StaleNote['citations'] = [];
-    for (const citation of entity.citations) {
-      const { state } = checkCitation(folders, citation, files);
-      if (state !== 'changed' && state !== 'missing') continue;
-      const { path, startLine, endLine } = citation;
-      const changedAt = state === 'changed' ? modifiedAt(folders, citation) : undefined;
-      stale.push({ path, startLine, endLine, state, ...(changedAt ? { changedAt } : {}) });
-    }
-    if (stale.length) notes.set(entity.id, { citations: stale });
+    const note = noteOf(entity.citations.map((citation) => statusOf(folders, citation, files)));
+    if (note) notes.set(entity.id, note);
   }
   return notes;
+}
+
+/** A cited path as citations write it: `/`-separated, without a leading `./`. */
+const normalPath = (cited: string): string => cited.trim().replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+
+/**
+ * The memories and skills an agent (and a user) can see that cite any of
+ * `paths`, oldest first, each with the citations of those files and their
+ * state now: what an agent about to edit the files should know. Writes
+ * nothing.
+ */
+export function citingFiles(
+  db: Database,
+  folders: readonly WorkspaceFolder[],
+  files: CitedFiles,
+  scope: { agentId: string; userId?: string },
+  paths: readonly string[],
+): CitedEntityReport[] {
+  const wanted = new Set(paths.map(normalPath));
+  return citingEntities(db, scope.agentId).flatMap((entity) => {
+    if (entity.userId !== undefined && entity.userId !== scope.userId) return [];
+    const cited = (entity.citations ?? []).filter((citation) => wanted.has(normalPath(citation.path)));
+    if (!cited.length) return [];
+    const citations = cited.map((citation) => statusOf(folders, citation, files));
+    return [{ entity, citations, stale: noteOf(citations) !== undefined }];
+  });
 }
 
 /** Live memories and skills whose current version has citations, by a substring test before any JSON is parsed. */
@@ -115,18 +155,9 @@ export async function checkCitations(
   const entities: CitedEntityReport[] = [];
   let reanchored = 0;
   for (const entity of citingEntities(db, options.agentId)) {
-    const citations = (entity.citations ?? []).map((citation): CitationStatus => {
-      const { state, moved } = checkCitation(folders, citation);
-      counts[state]++;
-      if (moved) return { citation, state, movedTo: { startLine: moved.startLine, endLine: moved.endLine } };
-      if (state === 'changed') return { citation, state, changedAt: modifiedAt(folders, citation) };
-      return { citation, state };
-    });
-    entities.push({
-      entity,
-      citations,
-      stale: citations.some(({ state }) => state === 'changed' || state === 'missing'),
-    });
+    const citations = (entity.citations ?? []).map((citation) => statusOf(folders, citation));
+    for (const { state } of citations) counts[state]++;
+    entities.push({ entity, citations, stale: noteOf(citations) !== undefined });
     if (options.reanchor !== false && citations.some(({ movedTo }) => movedTo)) {
       const moved = citations.map(({ citation, movedTo }) => (movedTo ? { ...citation, ...movedTo } : citation));
       const update = { citations: moved };

@@ -4,6 +4,7 @@ import { MemoryError } from '../errors';
 import { redactedKinds } from '../secrets/guard';
 import type { CommitInfo } from '../types';
 import { assertJsonInput } from '../validation';
+import { CITATION_OPERATIONS } from './citation-ops';
 import { DOCS_OPERATIONS } from './docs-ops';
 import { MEMORY_OPERATIONS } from './memory-ops';
 import { PROFILE_OPERATIONS } from './profile-ops';
@@ -20,6 +21,7 @@ import type { Operation, OperationContext, OperationResult, OperationSurface } f
 export const OPERATIONS: readonly Operation[] = [
   ...MEMORY_OPERATIONS,
   ...SKILL_OPERATIONS,
+  ...CITATION_OPERATIONS,
   ...DOCS_OPERATIONS,
   ...PROFILE_OPERATIONS,
   ...STORE_OPERATIONS,

@@ -17,7 +17,7 @@ import type { Entity, HistoryEntry } from '../types';
 const MAX_SHOWN = 1500;
 
 /** Long content is cut for the text only; `data` always has the whole entity. */
-function clip(text: string, max = MAX_SHOWN): string {
+export function clip(text: string, max = MAX_SHOWN): string {
   const trimmed = text.trim();
   return trimmed.length > max ? `${trimmed.slice(0, max - 1)}…` : trimmed;
 }

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { readBoundedSync } from '../bounded-read';
 import { MemoryError } from '../errors';
 import { assertSnapshotFileConfined } from '../paths';
+import { cutAtWord } from '../text';
 
 /** A snapshot, as its manifest describes it. */
 export interface SnapshotInfo {
@@ -21,11 +22,33 @@ export interface SnapshotInfo {
   bytes: number;
 }
 
+/** What a restore did: the snapshot restored, and where the store as it was went. */
+export interface RestoredSnapshot extends SnapshotInfo {
+  /**
+   * The snapshot of the store as it was just before, taken by the restore
+   * itself: restoring it undoes the restore. Absent only when the live store
+   * was too damaged to be copied (the restore then mends it from the snapshot).
+   */
+  before?: SnapshotInfo;
+  /** Where the damaged file went, when a store that could not be opened was replaced whole (no `before` then). */
+  keptAside?: string;
+}
+
 const MAX_LABEL_LENGTH = 200;
 // Control characters (C0, DEL, C1) and Unicode line separators: a label is
 // shown on one line of a listing, and an escape sequence in it could restyle
 // the user's terminal.
 const LABEL_FORBIDDEN = /[\p{Cc}\u2028\u2029]/u;
+
+/**
+ * The label of the snapshot a restore takes first, naming the snapshot
+ * restored. A label from an older version may break today's rules: it is
+ * made one line and cut to fit, so the restore never fails over a label.
+ */
+export function beforeRestoreLabel(restored: SnapshotInfo): string {
+  const name = restored.label.replace(new RegExp(LABEL_FORBIDDEN.source, 'gu'), ' ').trim() || restored.id;
+  return cutAtWord(`before restoring ${name}`, MAX_LABEL_LENGTH).head;
+}
 
 export function assertLabel(label: unknown): asserts label is string {
   if (typeof label !== 'string') throw new MemoryError('INVALID_INPUT', 'A snapshot label must be a string.');

@@ -24,7 +24,7 @@ import { assertId } from '../validation';
 import { verifyState } from '../verify';
 import { reasonOf } from '../verify/tables';
 import { NEW_STORE_ADVICE, snapshotFault } from './faults';
-import { listSnapshots, type SnapshotInfo } from './manifests';
+import { listSnapshots, type RestoredSnapshot } from './manifests';
 
 /**
  * A failed write over the live file: another process writing it at that
@@ -85,8 +85,9 @@ export interface RebuildPlan {
  * page is rewritten, so no damaged one is left; other connections see the new
  * content as they see any commit (no file is renamed under them), and a
  * process killed part-way leaves the old file, whose log never got the commit.
+ * Returns where the damaged file was moved, when it was replaced whole.
  */
-export async function rebuildOver(plan: RebuildPlan): Promise<void> {
+export async function rebuildOver(plan: RebuildPlan): Promise<string | undefined> {
   const { backup, DatabaseSync } = loadSqlite();
   // A store that cannot even be opened is replaced whole rather than written over: the new file
   // is built completely first (a kill or a full disk before that leaves the original as it was),
@@ -112,7 +113,7 @@ export async function rebuildOver(plan: RebuildPlan): Promise<void> {
           fs.renameSync(`${plan.storePath}${suffix}`, `${aside}${suffix}`);
       }
       fs.renameSync(plan.temp, plan.storePath);
-      return;
+      return aside;
     }
     const source = new DatabaseSync(plan.temp, { readOnly: true });
     // The backup does not wait for another writer as a connection's
@@ -132,6 +133,7 @@ export async function rebuildOver(plan: RebuildPlan): Promise<void> {
     } finally {
       source.close();
     }
+    return undefined;
   } finally {
     for (const leftover of ['', '-wal', '-shm', '-journal']) removeQuietly(`${plan.temp}${leftover}`);
   }
@@ -333,9 +335,11 @@ function readUnopenable(storePath: string): UnopenableContents {
  * is damaged, or the file was cut short), which `Memory.restore` cannot
  * reach: the store is rebuilt from the snapshot, verified first, and written
  * over the file as rebuildOver does. What of the old audit log can be read is
- * kept. `dir` is the store's folder, as given to Memory.open.
+ * kept. `dir` is the store's folder, as given to Memory.open. No snapshot of
+ * the store as it was can be taken (it cannot be read): the damaged file is
+ * kept instead, moved aside (`keptAside`).
  */
-export async function restoreUnopenableStore(dir: string, id: string): Promise<SnapshotInfo> {
+export async function restoreUnopenableStore(dir: string, id: string): Promise<RestoredSnapshot> {
   assertId(id, 'snapshot id');
   const storePath = path.join(dir, STORE_FILE);
   const snapshotsDir = path.join(dir, 'snapshots');
@@ -351,7 +355,7 @@ export async function restoreUnopenableStore(dir: string, id: string): Promise<S
   // counters) and closed before the rebuild: a connection left open would
   // keep its log files beside it, and the store would look in use.
   const old = readUnopenable(storePath);
-  await rebuildOver({
+  const keptAside = await rebuildOver({
     storePath,
     snapshotFile: path.join(snapshotsDir, `${id}.db`),
     temp: repairTempPath(snapshotsDir, id),
@@ -374,5 +378,5 @@ export async function restoreUnopenableStore(dir: string, id: string): Promise<S
     liveSchemaCookie: () => old.cookie,
   });
   recordVerifyOutcome(storePath, [], new Date());
-  return info;
+  return { ...info, ...(keptAside && { keptAside }) };
 }

@@ -7,6 +7,7 @@ import { oneLine } from '../../core/text';
 import { type CommitInfo, type Entity, type MemoryEntity, SHARED_AGENT_ID } from '../../core/types';
 import { COMMANDS } from '../commands/ids';
 import { versionUri } from '../documents/uris';
+import { shortTime } from '../views/labels';
 import { type CommandContext, type CommandHandler, type CommandOutcome, missingPrompt } from './command';
 import type { SavedEntities } from './conversation';
 import { escape } from './reply';
@@ -117,10 +118,6 @@ export const forget: CommandHandler = async (context) => {
   }
 };
 
-function whenText(iso: string): string {
-  return new Date(iso).toLocaleString(vscode.env.language, { dateStyle: 'medium', timeStyle: 'short' });
-}
-
 /** /history <id or words>: every version of the entity, newest first, each linked to its read-only document. */
 export const history: CommandHandler = async (context) => {
   if (missingPrompt(context, vscode.l10n.t('Name the memory: its id, or words from it, e.g. `/history deploy`.')))
@@ -147,7 +144,7 @@ export const history: CommandHandler = async (context) => {
   reply.markdown(vscode.l10n.t('**History of {0} `{1}`**, newest first:\n\n', target.type, target.id));
   for (const entry of entries) {
     const { commit } = entry;
-    reply.markdown(`- ${whenText(commit.time)} · **${commit.op}** · ${escape(commit.author)} · `);
+    reply.markdown(`- ${shortTime(commit.time)} · **${commit.op}** · ${escape(commit.author)} · `);
     if (entry.entity) {
       reply.link(versionUri(target, commit.hash), commit.hash.slice(0, 12));
       reply.markdown(`\n  ${escape(oneLine(entry.entity.content, 200))}\n`);

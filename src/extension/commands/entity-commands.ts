@@ -76,9 +76,7 @@ async function pickKind(): Promise<KindPick | undefined> {
   ];
   const picked = await vscode.window.showQuickPick(items, {
     title: vscode.l10n.t('Add Memory (1/3): what kind?'),
-    placeHolder: vscode.l10n.t(
-      'A memory holds a fact, a decision, an issue, a task or a correction; a skill a procedure',
-    ),
+    placeHolder: vscode.l10n.t('A memory is a fact or decision; a skill is a procedure'),
   });
   return picked && 'type' in picked ? picked : undefined;
 }

@@ -9,7 +9,7 @@ import { collectionOf } from '../store/collections';
 import { confirm, reporting } from '../ui';
 import type { Views } from '../views';
 import type { CommitNode } from '../views/history-tree';
-import { entityLabel } from '../views/labels';
+import { entityLabel, shortTime } from '../views/labels';
 import { type EntityArgument, resolveEntity } from './entity-commands';
 import { COMMANDS } from './ids';
 
@@ -39,10 +39,6 @@ async function resolveCommit(
   }
   const commit = open?.id === entity.id ? open.commit : undefined;
   return (commit && rows.find((row) => row.commit.hash.startsWith(commit))) || rows[0];
-}
-
-function shortTime(iso: string): string {
-  return new Date(iso).toLocaleString(vscode.env.language, { dateStyle: 'short', timeStyle: 'short' });
 }
 
 async function compareWithPrevious(services: Services, views: Views, argument: EntityArgument): Promise<void> {
@@ -144,8 +140,15 @@ export function registerHistoryCommands(context: vscode.ExtensionContext, servic
       run(vscode.l10n.t('Opening the version'), async (argument) => {
         const node = await resolveCommit(services, views, argument);
         if (!node?.hasVersion) return;
-        const uri = versionUri({ type: node.entityType, id: node.entityId }, node.commit.hash);
+        // Named by that version's first words and its number, like the current version's tab.
+        const [entry, version] = await Promise.all([
+          services.use((memory) => memory.worker.entityAt(node.entityId, node.commit.hash)),
+          versionOf(services, node),
+        ]);
+        const entity = entry?.entity ?? { type: node.entityType, id: node.entityId };
+        const uri = versionUri(entity, node.commit.hash, version.number);
         await vscode.window.showTextDocument(uri, { preview: true, preserveFocus: true });
+        return uri;
       }),
     ),
     vscode.commands.registerCommand(

@@ -12,7 +12,7 @@ import { pendingItems } from '../trust/pending';
 import { confirm, openEntity, reporting } from '../ui';
 import type { CollectionNode } from '../views/collections-tree';
 import type { CommitNode } from '../views/history-tree';
-import { entityLabel, TYPE_INFO, writerLabel } from '../views/labels';
+import { entityLabel, shortTime, TYPE_INFO, writerLabel } from '../views/labels';
 import { COMMANDS } from './ids';
 
 /** What Approve and Reject act on: a Pending Review row, a document (or its id), or nothing (the active editor). */
@@ -257,11 +257,7 @@ function describeFilter(filter: RevertFilter): string {
   if (filter.name) parts.push(vscode.l10n.t('named {0}', filter.name));
   if (filter.conversation) parts.push(vscode.l10n.t('in conversation {0}', filter.conversation));
   if (filter.since) {
-    const since = new Date(filter.since).toLocaleString(vscode.env.language, {
-      dateStyle: 'short',
-      timeStyle: 'short',
-    });
-    parts.push(vscode.l10n.t('since {0}', since));
+    parts.push(vscode.l10n.t('since {0}', shortTime(filter.since)));
   }
   return parts.join(' ');
 }

@@ -166,14 +166,17 @@ async function previewRecall(services: Services, options: { query?: string }) {
   if (!query) return;
   const { agentId, userId } = services.scope();
   const result = await services.use((memory) => memory.recall(agentId, userId, query, recallBudget()));
-  const header = vscode.l10n.t(
-    '<!-- Recall for "{0}": {1} items, {2} characters, about {3} tokens; {4} more matching items did not fit the budget. This is the context a model would receive. -->',
+  const size = vscode.l10n.t(
+    'Recall for "{0}": {1} items, {2} characters, about {3} tokens',
     query,
     result.items.length,
     result.chars,
     result.tokens,
-    result.leftOut,
   );
+  // What was left out is only worth a word when something was.
+  const leftOut =
+    result.leftOut > 0 ? vscode.l10n.t('; {0} more matching items did not fit the budget', result.leftOut) : '';
+  const header = `<!-- ${size}${leftOut}. ${vscode.l10n.t('This is the context a model would receive.')} -->`;
   await showReport(
     vscode.l10n.t('Recall Preview: {0}', query.length > 40 ? `${query.slice(0, 39)}…` : query),
     `${header}\n\n${result.formatted || vscode.l10n.t('(nothing relevant was found)')}\n`,

@@ -2,10 +2,12 @@ import * as path from 'node:path';
 
 import * as vscode from 'vscode';
 
+import type { SnapshotInfo } from '../../core/snapshots/manifests';
 import { showReport } from '../documents/reports';
 import type { Services } from '../services';
 import { confirm, reporting, withProgress } from '../ui';
 import { formatBytes } from '../views/format-bytes';
+import { shortTime } from '../views/labels';
 import type { SnapshotNode } from '../views/snapshots-tree';
 import { type CommandId, COMMANDS } from './ids';
 import { describeRestore } from './restore-summary';
@@ -40,8 +42,11 @@ async function createSnapshot(services: Services, options: StoreCommandOptions) 
   if (label === undefined) return;
   const memory = await services.memory();
   const info = await withProgress(vscode.l10n.t('Creating a snapshot'), () => memory.snapshot(label.trim()), false);
+  const size = formatBytes(info.bytes);
   void vscode.window.showInformationMessage(
-    vscode.l10n.t('Snapshot {0} created: {1} entities, {2}.', info.id, info.entities, formatBytes(info.bytes)),
+    info.label
+      ? vscode.l10n.t('Snapshot "{0}" created: {1} entities, {2}.', info.label, info.entities, size)
+      : vscode.l10n.t('Snapshot {0} created: {1} entities, {2}.', info.id, info.entities, size),
   );
   refreshSnapshots();
   return info;
@@ -61,7 +66,7 @@ async function restoreSnapshot(services: Services, options: StoreCommandOptions)
   }
   const items = snapshots.map((snapshot) => ({
     label: snapshot.label || snapshot.id,
-    description: new Date(snapshot.createdAt).toLocaleString(),
+    description: shortTime(snapshot.createdAt),
     detail: vscode.l10n.t('{0} entities · {1} · {2}', snapshot.entities, formatBytes(snapshot.bytes), snapshot.id),
     snapshot,
   }));
@@ -83,23 +88,36 @@ async function restoreSnapshot(services: Services, options: StoreCommandOptions)
   const ok =
     options.confirmed ||
     (await confirm(
-      vscode.l10n.t(
-        'Restore snapshot "{0}" from {1}?',
-        picked.label,
-        new Date(picked.snapshot.createdAt).toLocaleString(),
-      ),
+      vscode.l10n.t('Restore snapshot "{0}" from {1}?', picked.label, shortTime(picked.snapshot.createdAt)),
       vscode.l10n.t('Restore'),
-      `${summary}\n\n${vscode.l10n.t('Create a snapshot first if you may want the current state back.')}`,
+      `${summary}\n\n${vscode.l10n.t('The store as it is now is kept as a snapshot first, so you can undo the restore.')}`,
     ));
   if (!ok) return;
-  await withProgress(
+  const restored = await withProgress(
     vscode.l10n.t('Restoring snapshot {0}', picked.label),
     () => memory.restore(picked.snapshot.id),
     false,
   );
-  void vscode.window.showInformationMessage(vscode.l10n.t('Restored snapshot "{0}".', picked.label));
   refreshSnapshots();
-  return { ...picked.snapshot, summary };
+  void offerUndo(picked.label, restored.before);
+  return { ...picked.snapshot, summary, before: restored.before };
+}
+
+/**
+ * Says the restore is done and, when the store as it was was kept, offers to
+ * undo it: restoring that snapshot, asked first like any restore.
+ */
+async function offerUndo(label: string, before: SnapshotInfo | undefined): Promise<void> {
+  if (!before) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('Restored snapshot "{0}".', label));
+    return;
+  }
+  const undo = vscode.l10n.t('Undo');
+  const choice = await vscode.window.showInformationMessage(
+    vscode.l10n.t('Restored snapshot "{0}". The store as it was is kept as snapshot "{1}".', label, before.label),
+    undo,
+  );
+  if (choice === undo) await vscode.commands.executeCommand(COMMANDS.restoreSnapshot, { snapshotId: before.id });
 }
 
 async function exportStore(services: Services, options: StoreCommandOptions) {

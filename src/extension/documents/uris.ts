@@ -48,9 +48,11 @@ export function readableName(entity: Entity): string {
  * file name: readable when the entity is known, the id otherwise. Only the
  * folder identifies the entity; the name is for people.
  */
-function entityPath(entity: Pick<Entity, 'type' | 'id'>, commitHash?: string): string {
+function entityPath(entity: Pick<Entity, 'type' | 'id'>, commitHash?: string, version?: number): string {
   const folder = `/${entity.type}/${escapeId(entity.id)}${commitHash ? `@${commitHash.slice(0, SHORT_HASH)}` : ''}`;
-  return 'content' in entity ? `${folder}/${escapeId(readableName(entity as Entity))}.md` : `${folder}.md`;
+  if (!('content' in entity)) return `${folder}.md`;
+  const name = readableName(entity as Entity);
+  return `${folder}/${escapeId(version === undefined ? name : vscode.l10n.t('{0} (version {1})', name, version))}.md`;
 }
 
 /** The live, editable document of an entity: `workspace-memory:/memory/<id>/<first words>.md`. */
@@ -58,9 +60,12 @@ export function entityUri(entity: Pick<Entity, 'type' | 'id'>): vscode.Uri {
   return vscode.Uri.from({ scheme: SCHEME, path: entityPath(entity) });
 }
 
-/** One version of an entity, read-only: `workspace-memory:/memory/<id>@<hash>/<first words>.md`. */
-export function versionUri(entity: Pick<Entity, 'type' | 'id'>, commitHash: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: SCHEME, path: entityPath(entity, commitHash) });
+/**
+ * One version of an entity, read-only: `workspace-memory:/memory/<id>@<hash>/<first words>.md`,
+ * or `…/<first words> (version 2).md` when its number is known, so its tab tells it from the current one.
+ */
+export function versionUri(entity: Pick<Entity, 'type' | 'id'>, commitHash: string, version?: number): vscode.Uri {
+  return vscode.Uri.from({ scheme: SCHEME, path: entityPath(entity, commitHash, version) });
 }
 
 /** The query of a document shown as one side of a comparison (see renderEntity). */

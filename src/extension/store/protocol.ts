@@ -48,6 +48,7 @@ export const FACADE_METHODS = [
   'cleanup',
   'dataVersion',
   'revert',
+  'citingFiles',
 ] as const;
 export type Namespace = (typeof NAMESPACES)[number];
 export type FacadeMethod = (typeof FACADE_METHODS)[number];

@@ -46,6 +46,8 @@ export type CollectionNode =
   | ({ kind: 'pendingItem' } & PendingItem)
   | { kind: 'type'; type: EntityType; count: number }
   | { kind: 'scope'; type: EntityType; agentId: string; count: number }
+  /** What an empty type group shows instead of a lone "0" row: how to add the first one. */
+  | { kind: 'empty'; type: EntityType }
   /** Memories or skills of one category; `users` are the users it has items for (null: none). */
   | {
       kind: 'category';
@@ -273,6 +275,7 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
       });
       if (node) {
         const { own, shared } = counts[node.type];
+        if (own + shared === 0) return [{ kind: 'empty', type: node.type }];
         const nodes: CollectionNode[] = [{ kind: 'scope', type: node.type, agentId, count: own }];
         if (shared > 0) nodes.push({ kind: 'scope', type: node.type, agentId: SHARED_AGENT_ID, count: shared });
         return nodes;
@@ -512,6 +515,16 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
         item.iconPath = new vscode.ThemeIcon(TYPE_INFO[node.type].icon);
         item.contextValue = `type.${node.type}`;
         if (node.type === 'memory') item.collapsibleState = vscode.TreeItemCollapsibleState.Expanded;
+        return item;
+      }
+      case 'empty': {
+        const item = new vscode.TreeItem(
+          vscode.l10n.t('No {0} yet — Add Memory…', TYPE_INFO[node.type].plural.toLowerCase()),
+          vscode.TreeItemCollapsibleState.None,
+        );
+        item.id = `empty/${node.type}`;
+        item.iconPath = new vscode.ThemeIcon('add');
+        item.command = { command: COMMANDS.addMemory, title: vscode.l10n.t('Add Memory') };
         return item;
       }
       case 'scope': {

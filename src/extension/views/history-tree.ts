@@ -4,7 +4,7 @@ import { describeProvenance } from '../../core/provenance';
 import type { CommitInfo, EntityType } from '../../core/types';
 import { COMMANDS } from '../commands/ids';
 import type { Services } from '../services';
-import { appendPlain, entityLabel, relativeTime, TYPE_INFO } from './labels';
+import { appendPlain, entityLabel, relativeTime, shortTime, TYPE_INFO } from './labels';
 
 /** An entity a commit links to (the one it proposes to change, corrects or was retired by). */
 export interface RelatedEntity {
@@ -169,7 +169,7 @@ export class HistoryTree implements vscode.TreeDataProvider<CommitNode> {
       appendPlain(tooltip, line);
       tooltip.appendMarkdown('\n\n');
     }
-    tooltip.appendMarkdown(`${new Date(commit.time).toLocaleString()}\n\n`);
+    tooltip.appendMarkdown(`${shortTime(commit.time)}\n\n`);
     tooltip.appendMarkdown(`${vscode.l10n.t('commit')} \`${commit.hash.slice(0, 12)}\``);
     if (commit.object) tooltip.appendMarkdown(` · ${vscode.l10n.t('object')} \`${commit.object.slice(0, 12)}\``);
     item.tooltip = tooltip;

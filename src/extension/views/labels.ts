@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 
 import { type CommitProvenance, describeProvenance } from '../../core/provenance';
-import { cutAtWord, entityTitle } from '../../core/text';
+import { cutAtWord, entityTitle, plainMarkdown } from '../../core/text';
 import { looksLikeInstruction } from '../../core/trust/instructions';
 import { type Entity, type EntityType, SHARED_AGENT_ID } from '../../core/types';
 
@@ -30,7 +30,9 @@ export function chunkLabel(entity: Entity): string {
   const place = entity.chunkIndex === undefined ? '' : `${entity.chunkIndex + 1}. `;
   // Its heading, else its first line: the title of the same chunk without the file it is under.
   const heading = entity.headingPath?.at(-1);
-  return `${place}${heading || entityTitle({ ...entity, source: undefined }, LABEL_LENGTH).title}`;
+  const title =
+    (heading && plainMarkdown(heading)) || entityTitle({ ...entity, source: undefined }, LABEL_LENGTH).title;
+  return `${place}${title}`;
 }
 
 export function entityDescription(entity: Entity): string {
@@ -72,9 +74,7 @@ export function entityTooltip(entity: Entity): vscode.MarkdownString {
   }
   tooltip.appendMarkdown('\n\n');
   appendPlain(tooltip, cutAtWord(entity.content, TOOLTIP_LENGTH).head);
-  tooltip.appendMarkdown(
-    `\n\n---\n\n${vscode.l10n.t('Updated {0}', new Date(entity.updatedAt).toLocaleString())} · \`${entity.id}\``,
-  );
+  tooltip.appendMarkdown(`\n\n---\n\n${vscode.l10n.t('Updated {0}', shortTime(entity.updatedAt))} · \`${entity.id}\``);
   return tooltip;
 }
 
@@ -124,6 +124,14 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
 ];
 
 let formatter: Intl.RelativeTimeFormat | undefined;
+
+let timeFormat: Intl.DateTimeFormat | undefined;
+
+/** A moment as the UI shows it everywhere (menus, tooltips, messages, chat): the short date and time of the user's language. */
+export function shortTime(iso: string): string {
+  timeFormat ??= new Intl.DateTimeFormat(vscode.env.language, { dateStyle: 'short', timeStyle: 'short' });
+  return timeFormat.format(new Date(iso));
+}
 
 export function relativeTime(iso: string, now = Date.now()): string {
   const elapsed = Date.parse(iso) - now;

@@ -4,7 +4,7 @@ import type { SnapshotInfo } from '../../core/snapshots/manifests';
 import { COMMANDS } from '../commands/ids';
 import type { Services } from '../services';
 import { formatBytes } from './format-bytes';
-import { relativeTime } from './labels';
+import { relativeTime, shortTime } from './labels';
 
 export interface SnapshotNode {
   kind: 'snapshot';
@@ -55,7 +55,7 @@ export class SnapshotsTree implements vscode.TreeDataProvider<SnapshotNode> {
     );
     const tooltip = new vscode.MarkdownString(undefined, true);
     tooltip.appendMarkdown(`$(device-camera) **${snapshot.label ? escape(snapshot.label) : snapshot.id}**\n\n`);
-    tooltip.appendMarkdown(`${new Date(snapshot.createdAt).toLocaleString()}\n\n`);
+    tooltip.appendMarkdown(`${shortTime(snapshot.createdAt)}\n\n`);
     tooltip.appendMarkdown(
       `${vscode.l10n.t('{0} entities · {1}', snapshot.entities, formatBytes(snapshot.bytes))} · \`${snapshot.id}\``,
     );

@@ -13,6 +13,7 @@ import type { OperationScope } from '../../core/operations';
 import type { SecretPolicy } from '../../core/secrets/guard';
 import { CONTENT_LIMIT, IMPORT_LIMIT, type ReadLimit, sizeOf } from './files';
 import { endProgress, printError, printProgress } from './output';
+import { dirArgument } from './suggested-command';
 
 /** Options every command takes. */
 export interface GlobalOptions {
@@ -114,7 +115,7 @@ export async function withMemory<T>(
   if (!create && !fs.existsSync(path.join(path.resolve(options.dir), 'memory.db'))) {
     throw new MemoryError(
       'NOT_FOUND',
-      `No store in ${path.resolve(options.dir)}; run \`workspace-memory init --dir ${options.dir}\` first.`,
+      `No store in ${path.resolve(options.dir)}; run \`workspace-memory init${dirArgument(options.dir, defaultDir())}\` first.`,
     );
   }
   const memory = await Memory.open({

@@ -5,6 +5,7 @@ import { redactedKinds } from '../../core/secrets/guard';
 import { type CitationRequest, type CommitInfo, type Entity, ENTITY_TYPES, type EntityType } from '../../core/types';
 import { assertEntityType } from '../../core/validation';
 import {
+  defaultDir,
   type GlobalOptions,
   parseInteger,
   parseJsonObject,
@@ -16,7 +17,8 @@ import {
   withWorkspaceOption,
 } from './context';
 import { readContentFile } from './files';
-import { deletedLine, entityDetail, entityLine, historyLines, print, printError, printJson } from './output';
+import { counted, deletedLine, entityDetail, entityLine, historyLines, print, printError, printJson } from './output';
+import { dirArgument } from './suggested-command';
 
 interface FieldOptions {
   content?: string;
@@ -142,7 +144,18 @@ export function registerEntityCommands(program: Command): void {
   withStoreOptions(program.command('get <id>'))
     .description('show an entity')
     .action(async (id: string, options: GlobalOptions) => {
-      const entity = await withMemory(options, (memory) => memory.get(id));
+      const { entity, versions } = await withMemory(options, async (memory) => {
+        const entity = await memory.get(id);
+        // A deleted entity keeps its history: the way to its content is worth a line.
+        return { entity, versions: entity ? 0 : (await memory.history(id)).length };
+      });
+      if (!entity && versions > 0) {
+        const history = `workspace-memory history ${id}${dirArgument(options.dir, defaultDir())}`;
+        throw new MemoryError(
+          'NOT_FOUND',
+          `${id} was deleted; its history (${counted(versions, 'version')}) is kept: see \`${history}\`.`,
+        );
+      }
       if (!entity) throw new MemoryError('NOT_FOUND', `No entity with id ${id}.`);
       if (options.json) printJson(entity);
       else print(entityDetail(entity));

@@ -17,6 +17,7 @@ import {
 } from './context';
 import { counted, inline, print, printJson, printProgress } from './output';
 import { snippetOf } from './snippet';
+import { shellWord } from './suggested-command';
 
 /**
  * The progress line of a sync: the count covers the whole job (files
@@ -24,6 +25,20 @@ import { snippetOf } from './snippet';
  */
 export function syncProgressText({ phase, done, total }: SyncProgress): string {
   return `${done} of ${total}: ${phase === 'reading' ? 'reading files' : 'writing chunks'}`;
+}
+
+/**
+ * `rag sync` of a file is refused before the store opens, in the CLI's terms:
+ * the library's own refusal names its functions, which a CLI user cannot call.
+ */
+function assertFolder(target: string): void {
+  if (!fs.statSync(target, { throwIfNoEntry: false })?.isFile()) return;
+  throw new MemoryError(
+    'INVALID_INPUT',
+    `${target} is a file; rag sync mirrors a folder (and removes what is gone from it). ` +
+      `Add or refresh the file with \`workspace-memory rag ingest ${shellWord(target)}\`, ` +
+      `or mirror its folder with \`workspace-memory rag sync ${shellWord(path.dirname(target))}\`.`,
+  );
 }
 
 interface RagOptions extends GlobalOptions {
@@ -127,6 +142,7 @@ export function registerRagCommands(program: Command): void {
               `Unknown chunking strategy "${options.strategy}"; use fixed, paragraph or markdown.`,
             );
           }
+          if (name === 'sync') assertFolder(path);
           const prefix = documentPrefix(path, options.prefix);
           const report = await interruptible((signal) =>
             withMemory(options, (memory) =>

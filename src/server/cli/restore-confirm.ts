@@ -26,25 +26,47 @@ function changeLine(verb: string, change: RestoreChange): string {
   return `  ${verb.padEnd(11)} ${counted(change.total, 'entity', 'entities')} (${types}): ${ids}`;
 }
 
+/** The words of a restore summary: what it would do (asked first), or what it did (said afterwards). */
+const WORDS = {
+  plan: {
+    restored: 'bring back',
+    removed: 'remove',
+    changed: 'change',
+    rebuild: 'rebuild',
+    keep: 'keep',
+    rewind: "rewind      every entity's history to the snapshot: commits made since it are dropped",
+  },
+  done: {
+    restored: 'brought back',
+    removed: 'removed',
+    changed: 'changed',
+    rebuild: 'rebuilt',
+    keep: 'kept',
+    rewind: "rewound     every entity's history to the snapshot: commits made since it were dropped",
+  },
+} as const;
+
 /**
- * What a restore would change, for people: one line per kind of change that
- * has any, and how many entities stay as they are.
+ * What a restore would change (`plan`) or changed (`done`), for people: one
+ * line per kind of change that has any, and how many entities stay as they
+ * are. The plan also says the store is kept as a snapshot first.
  */
-export function describeRestore(preview: RestorePreview): string {
-  const kinds: [string, RestoreChange][] = [
-    ['bring back', preview.restored],
-    ['remove', preview.removed],
-    ['change', preview.changed],
-  ];
-  const lines = kinds.filter(([, change]) => change.total > 0).map(([verb, change]) => changeLine(verb, change));
+export function describeRestore(preview: RestorePreview, tense: keyof typeof WORDS = 'plan'): string {
+  const words = WORDS[tense];
+  const kinds = (['restored', 'removed', 'changed'] as const).filter((kind) => preview[kind].total > 0);
+  const lines = kinds.map((kind) => changeLine(words[kind], preview[kind]));
   if (preview.liveDamage)
-    lines.unshift(`  rebuild     the live store, which is damaged (${preview.liveDamage}), from the snapshot`);
+    lines.unshift(
+      `  ${words.rebuild.padEnd(11)} the live store, which is damaged (${preview.liveDamage}), from the snapshot`,
+    );
   if (lines.length === 0) lines.push('  no entity changes');
+  if (tense === 'plan')
+    lines.unshift('  first save  the store as it is now as a snapshot, so this restore can be undone');
   lines.push(
-    `  keep        ${counted(preview.unchanged, 'entity', 'entities')} as ${preview.unchanged === 1 ? 'it is' : 'they are'}`,
+    `  ${words.keep.padEnd(11)} ${counted(preview.unchanged, 'entity', 'entities')} as ${preview.unchanged === 1 ? 'it is' : 'they are'}`,
   );
   // A restore replaces the history too: commits made since the snapshot are gone afterwards.
-  lines.push("  rewind      every entity's history to the snapshot: commits made since it are dropped");
+  lines.push(`  ${words.rewind}`);
   return lines.join('\n');
 }
 

@@ -4,18 +4,34 @@ import type { Command } from 'commander';
 
 import { isMemoryError, MemoryError } from '../../core/errors';
 import { assertOutsideStore } from '../../core/paths';
-import type { SnapshotInfo } from '../../core/snapshots/manifests';
+import type { RestoredSnapshot, SnapshotInfo } from '../../core/snapshots/manifests';
 import { restoreUnopenableStore } from '../../core/snapshots/rebuild';
-import { type GlobalOptions, parseInteger, parseNumber, readStdin, withMemory, withStoreOptions } from './context';
+import { jsonErrorReason } from '../../core/text';
+import { registerCleanupCommand } from './cleanup-command';
+import { defaultDir, type GlobalOptions, readStdin, withMemory, withStoreOptions } from './context';
 import { readTextFile, writeTextFile } from './files';
 import { counted, inline, noun, print, printJson } from './output';
 import { consented, describeRestore } from './restore-confirm';
+import { dirArgument } from './suggested-command';
 import { type SecretsOptions, verifySecrets } from './trust-commands';
 
 function snapshotLine(info: SnapshotInfo): string {
   // Labels are checked when made, but a store from an older version may hold any: one line, escaped.
   const entities = `${String(info.entities).padStart(7)} ${noun(info.entities, 'entity', 'entities').padEnd(8)}`;
   return `${info.id}  ${info.createdAt}  ${entities}  ${inline(info.label)}`.trimEnd();
+}
+
+/** What a restore did with the store it replaced: kept as a snapshot (and how to undo), or the damaged file moved aside. */
+function restoredLine(info: RestoredSnapshot, dir: string): string {
+  const name = `${info.id}${info.label ? ` (${inline(info.label)})` : ''}`;
+  if (info.before) {
+    const undo = `workspace-memory snapshot restore ${info.before.id}${dirArgument(dir, defaultDir())}`;
+    return `restored ${name}; the store as it was is kept as snapshot ${info.before.id} — undo: ${undo}`;
+  }
+  if (info.keptAside) {
+    return `restored ${name}; the damaged store file was rebuilt (it could not be read, so no snapshot of it was taken; it is kept as ${info.keptAside})`;
+  }
+  return `restored ${name}; the damaged store could not be copied first, so there is no snapshot to undo with`;
 }
 
 const RESTORE = {
@@ -74,19 +90,20 @@ export function registerStoreCommands(program: Command): void {
           const info = await memory.restore(id);
           const { restored, removed, changed, unchanged } = preview;
           if (options.json) printJson({ ...info, changes: { restored, removed, changed, unchanged } });
-          else print(`restored ${snapshotLine(info)}\n${summary}`);
+          else print(`${restoredLine(info, options.dir)}\n${describeRestore(preview, 'done')}`);
         });
       } catch (error) {
         // A store too damaged to open can still be rebuilt from a snapshot; no preview can be made of it.
         if (opened || !isMemoryError(error, 'STORE_CORRUPT')) throw error;
         const question =
           `The store cannot be opened: ${error.message}\n` +
-          `Restoring snapshot ${id} rebuilds it from the snapshot; what the damaged file held since is lost.`;
+          `Restoring snapshot ${id} rebuilds it from the snapshot. No snapshot of the store as it is can be taken ` +
+          '(it cannot be read): the damaged file is moved aside instead, and what it held since is not in the store any more.';
         const preview = { snapshot: id, rebuild: true, damage: error.message };
         if (!(await consented(options.yes, question, RESTORE, options.json ? { preview } : undefined))) return;
         const info = await restoreUnopenableStore(options.dir, id);
         if (options.json) printJson({ ...info, rebuilt: true });
-        else print(`restored ${snapshotLine(info)} (the damaged store file was rebuilt)`);
+        else print(restoredLine(info, options.dir));
       }
     });
 
@@ -113,7 +130,8 @@ export function registerStoreCommands(program: Command): void {
       try {
         data = JSON.parse(text);
       } catch (error) {
-        throw new MemoryError('IMPORT_INVALID', `${file} is not JSON: ${(error as Error).message}`);
+        const name = file === '-' ? 'standard input' : file;
+        throw new MemoryError('IMPORT_INVALID', `${name} is not JSON (${jsonErrorReason(error)}).`);
       }
       const report = await withMemory(options, (memory) => memory.import(data, { skipExisting: options.skipExisting }));
       if (options.json) printJson(report);
@@ -158,30 +176,5 @@ export function registerStoreCommands(program: Command): void {
       if (!report.valid) process.exitCode = 1;
     });
 
-  withStoreOptions(program.command('cleanup'))
-    .description('delete memories, skills and knowledge not updated for a while; trim the audit log')
-    .option('--max-age-days <n>', 'age limit in days', parseNumber('--max-age-days'))
-    .option('--max-audit-lines <n>', 'keep only the newest N audit entries', parseInteger('--max-audit-lines'))
-    .option('--dry-run', 'show what would be removed', false)
-    .action(async (options: GlobalOptions & { maxAgeDays?: number; maxAuditLines?: number; dryRun: boolean }) => {
-      if (options.maxAgeDays === undefined && options.maxAuditLines === undefined) {
-        throw new MemoryError('INVALID_INPUT', 'Give --max-age-days, --max-audit-lines or both.');
-      }
-      const report = await withMemory(options, (memory) =>
-        memory.cleanup({
-          maxAgeDays: options.maxAgeDays,
-          maxAuditLines: options.maxAuditLines,
-          dryRun: options.dryRun,
-        }),
-      );
-      if (options.json) printJson(report);
-      else {
-        report.details.forEach((item) =>
-          print(`${options.dryRun ? 'would delete' : 'deleted'} ${item.id}  (${item.type}, updated ${item.updatedAt})`),
-        );
-        print(
-          `${options.dryRun ? 'would remove' : 'removed'} ${report.removed}, kept ${report.preserved}, audit entries dropped ${report.auditRemoved}`,
-        );
-      }
-    });
+  registerCleanupCommand(program);
 }

@@ -33,6 +33,27 @@ function ids(rows: readonly CollectionNode[]): string[] {
 }
 
 describe('Collections view groups', () => {
+  it('an empty Memories group says how to add the first memory instead of a lone "0" scope row', async () => {
+    const { services, views } = await extensionApi();
+    // An agent with nothing stored yet: its Memories group is empty.
+    const agentId = `h3-empty-${Date.now().toString(36)}`;
+    const config = vscode.workspace.getConfiguration('workspaceMemory');
+    await config.update('agentId', agentId, vscode.ConfigurationTarget.Workspace);
+    try {
+      await waitFor('the new agent in scope', () => services.scope().agentId === agentId);
+      const memories = await waitFor('an empty Memories row', async () =>
+        (await views.collections.getChildren()).find((n) => n.kind === 'type' && n.type === 'memory' && n.count === 0),
+      );
+      const rows = await views.collections.getChildren(memories);
+      assert.equal(rows.length, 1);
+      const item = views.collections.getTreeItem(rows[0]!);
+      assert.equal(item.label, 'No memories yet — Add Memory…');
+      assert.equal(item.command?.command, 'workspaceMemory.addMemory');
+    } finally {
+      await config.update('agentId', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
   it('groups memories by category, with user-less and per-user items apart', async () => {
     const { services, views } = await extensionApi();
     const memory = await services.memory();

@@ -94,7 +94,7 @@ describe('memory commands', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
-  it('History lists the versions, opens one read-only and diffs it with the previous', async () => {
+  it('History lists the versions, opens one read-only named by its first words and number, and diffs it with the previous', async () => {
     const entity = await addMemory('Release notes live in CHANGELOG.md', { tags: ['release'] });
     const { services, views } = await extensionApi();
     const memory = await services.memory();
@@ -109,7 +109,13 @@ describe('memory commands', () => {
     assert.equal(commits[0]!.head, true);
     assert.equal(commits[1]!.commit.op, 'create');
 
-    await vscode.commands.executeCommand('workspaceMemory.openVersion', commits[1]);
+    const opened = await vscode.commands.executeCommand<vscode.Uri>('workspaceMemory.openVersion', commits[1]);
+    // Issue #17: an old version's tab read `memory-…@<hash>.md`; it is named like the current one, plus its number.
+    assert.equal(path.posix.basename(opened.path), 'Release notes live in CHANGELOG.md (version 1).md');
+    assert.equal(
+      vscode.window.tabGroups.activeTabGroup.activeTab?.label,
+      'Release notes live in CHANGELOG.md (version 1).md',
+    );
     const old = await vscode.workspace.openTextDocument(versionUri(entity, commits[1]!.commit.hash));
     assert.match(old.getText(), /Release notes live in CHANGELOG.md\n/);
     const stat = await vscode.workspace.fs.stat(old.uri);
@@ -229,7 +235,7 @@ describe('memory commands', () => {
     // Synced workspace docs may match too; the memory and the skill must be there.
     const types = new Set(items.map((item) => item.entity.type));
     assert.ok(types.has('memory') && types.has('skill'), [...types].join(', '));
-    const recall = await vscode.commands.executeCommand<{ formatted: string; items: unknown[] }>(
+    const recall = await vscode.commands.executeCommand<{ formatted: string; items: unknown[]; leftOut: number }>(
       'workspaceMemory.previewRecall',
       { query: 'how do feature flags work' },
     );
@@ -243,6 +249,12 @@ describe('memory commands', () => {
     assert.equal(path.posix.basename(preview.uri.path), 'Recall Preview: how do feature flags work.md');
     assert.equal(preview.isUntitled || preview.isDirty, false);
     assert.equal(preview.languageId, 'markdown');
+    // Issue #17: the header said "0 more matching items did not fit the budget" when none were left out.
+    assert.equal(
+      /did not fit the budget/.test(preview.getText()),
+      recall.leftOut > 0,
+      preview.getText().split('\n')[0],
+    );
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 

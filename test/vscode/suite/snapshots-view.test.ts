@@ -11,7 +11,7 @@ import { EXTENSION_ID, extensionApi, waitFor } from './extension-api';
 import { screenshot } from './harness';
 
 describe('Snapshots view', () => {
-  it('lists a new snapshot, and restoring it says what changes before it changes it', async function () {
+  it('lists a new snapshot, restoring it says what changes before it changes it, and the store it replaced is kept to undo with', async function () {
     this.timeout(90_000);
     const { services, views } = await extensionApi();
     const label = `h3 snapshot ${Date.now().toString(36)}`;
@@ -47,7 +47,7 @@ describe('Snapshots view', () => {
       JSON.stringify(preview.removed),
     );
 
-    const restored = await vscode.commands.executeCommand<SnapshotInfo & { summary: string }>(
+    const restored = await vscode.commands.executeCommand<SnapshotInfo & { summary: string; before?: SnapshotInfo }>(
       'workspaceMemory.restoreSnapshot',
       // As the row's Restore button runs it, with the modal's answer given.
       row,
@@ -61,6 +61,14 @@ describe('Snapshots view', () => {
     assert.match(restored.summary, /Leaves \d+ entit(y|ies) unchanged\./);
     assert.match(restored.summary, /history goes back to the snapshot/);
     assert.equal(await memory.get(later.id), null, 'the memory written after the snapshot is gone');
+
+    // The store as it was is kept first: restoring that snapshot (the message's Undo) brings the memory back.
+    assert.equal(restored.before?.label, `before restoring ${label}`);
+    await vscode.commands.executeCommand('workspaceMemory.restoreSnapshot', {
+      snapshotId: restored.before.id,
+      confirmed: true,
+    });
+    assert.equal((await memory.get(later.id))?.content, `Written after ${label}`, 'the undo brought it back');
   });
 });
 

@@ -34,7 +34,7 @@ describe('language model tools', () => {
         contributes: { languageModelTools: { name: string }[] };
       }
     ).contributes.languageModelTools.map((tool) => tool.name);
-    assert.equal(declared.length, 11);
+    assert.equal(declared.length, 12);
     const registered = vscode.lm.tools.map((tool) => tool.name);
     for (const name of declared) assert.ok(registered.includes(name), `${name} in ${registered.join(', ')}`);
   });
@@ -75,6 +75,11 @@ describe('language model tools', () => {
           `\\*\\*May be outdated\\*\\*: the code it cites no longer says what it did \\(\`${relative}:2\` changed`,
         ),
       );
+      // What an agent about to edit the file asks for.
+      const forFile = await invoke('memory_for_files', { paths: [relative] });
+      assert.match(forFile, new RegExp(`1 memory or skill cites \`${relative}\``));
+      assert.match(forFile, /make dredge-report/);
+      assert.match(forFile, new RegExp(`cites \`${relative}:2\` \\(changed\\)`));
       await assert.rejects(
         invoke('memory_save', { content: 'x', citations: [{ path: relative, startLine: 5, endLine: 9 }] }),
         /beyond the end of/,
