@@ -40,6 +40,8 @@ export interface CitationRequest {
   path: string;
   startLine: number;
   endLine: number;
+  /** The symbol around the lines (a function, a class), where an editor knows it: `Rag.sync`. */
+  symbol?: string;
 }
 
 /** A citation as stored: the lines and what they said when it was anchored (see anchors/citations.ts). */

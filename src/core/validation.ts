@@ -38,6 +38,8 @@ export const LIMITS = {
   maxCitations: 20,
   maxCitationPath: 500,
   maxCitationText: 16 * 1024,
+  /** The name of the symbol around cited lines, as an editor gives it. */
+  maxCitationSymbol: 200,
 } as const;
 
 // Path separators, parent references and colons are refused so an id can
@@ -157,6 +159,7 @@ const inputSchemas = lazy(() => {
         .string()
         .regex(/^[0-9a-f]{64}$/, 'a SHA-256 in hex')
         .optional(),
+      symbol: z.string().min(1).max(LIMITS.maxCitationSymbol).optional(),
     })
     .refine((cited) => cited.endLine >= cited.startLine, 'endLine comes before startLine')
     .refine((cited) => (cited.text === undefined) === (cited.hash === undefined), 'text and hash go together');

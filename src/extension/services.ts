@@ -1,10 +1,8 @@
-import * as fs from 'node:fs';
-
 import * as vscode from 'vscode';
 
-import type { WorkspaceFolder } from '../core/anchors/citations';
 import { isMemoryError, MemoryError } from '../core/errors';
 import type { Provenance } from '../core/provenance';
+import { citationFolders } from './anchors/folders';
 import { currentScope, type Scope, SECTION, storeDirectory } from './config';
 import { type RemoteMemory, type StoreChange, StoreClient, type TaskOptions } from './store/client';
 import type { TaskMethod } from './store/protocol';
@@ -246,28 +244,4 @@ export class StoreService implements Services, vscode.Disposable {
     this.opening = undefined;
     if (previous) await (await previous.catch(() => undefined))?.close();
   }
-}
-
-/**
- * The workspace's folders on disk as citations name them: by the folder's
- * name, made unique (two folders may share one) and without a "/", which
- * separates the name from the path in a citation.
- */
-export function citationFolders(folders: readonly vscode.WorkspaceFolder[]): WorkspaceFolder[] {
-  const taken = new Set<string>();
-  return (
-    folders
-      // A folder missing on disk cites nothing, and must not keep the store from opening.
-      .filter(
-        (folder) =>
-          folder.uri.scheme === 'file' && fs.statSync(folder.uri.fsPath, { throwIfNoEntry: false })?.isDirectory(),
-      )
-      .map((folder) => {
-        const base = folder.name.replace(/\//g, '-') || 'folder';
-        let name = base;
-        for (let n = 2; taken.has(name); n++) name = `${base} (${n})`;
-        taken.add(name);
-        return { name, path: folder.uri.fsPath };
-      })
-  );
 }

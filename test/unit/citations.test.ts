@@ -43,8 +43,13 @@ describe('citations: memories anchored to lines of code', () => {
   });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
-  it('keeps the cited lines and a hash of them', () => {
+  it('keeps the cited lines and a hash of them, and the symbol an editor named', () => {
+    assert.equal(
+      anchorCitation(folders, { path: 'src/retry.ts', startLine: 2, endLine: 6, symbol: 'retry' }).symbol,
+      'retry',
+    );
     const citation = anchorCitation(folders, { path: 'src/retry.ts', startLine: 2, endLine: 6 });
+    assert.equal(citation.symbol, undefined);
     assert.equal(citation.text, CODE.join('\n'));
     assert.match(citation.hash, /^[0-9a-f]{64}$/);
     assert.deepEqual(checkCitation(folders, citation), { state: 'valid' });

@@ -254,6 +254,15 @@ describe('bad input', () => {
         'INVALID_INPUT',
       );
     },
+    maxCitationSymbol: async () => {
+      const symbol = 's'.repeat(LIMITS.maxCitationSymbol);
+      const [saved] = await memory.memories.save('a', 'u', { content: 'x', citations: [whole({ symbol })] });
+      assert.equal(saved.citations?.[0]?.symbol, symbol);
+      await rejectsWith(
+        memory.memories.save('a', 'u', { content: 'x', citations: [whole({ symbol: `${symbol}s` })] }),
+        'INVALID_INPUT',
+      );
+    },
   };
   for (const [name, check] of Object.entries(boundaries)) {
     it(`${name} (${LIMITS[name as keyof typeof LIMITS]}): exactly at it passes, one over is refused`, check);

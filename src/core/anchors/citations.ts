@@ -222,6 +222,7 @@ export function anchorCitation(folders: readonly WorkspaceFolder[], request: Cit
     endLine,
     text: cited.slice(0, MAX_CITED_LINES).join('\n'),
     hash: normalizedHash(cited),
+    ...(request.symbol ? { symbol: request.symbol } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 
 import {
+  type CitationRequest,
   type Entity,
   MEMORY_CATEGORIES,
   type MemoryCategory,
@@ -8,6 +9,7 @@ import {
   type SkillCategory,
 } from '../../core/types';
 import { LIMITS } from '../../core/validation';
+import { type SelectionCitations, selectionCitations } from '../anchors/selection';
 import { chunkLocation } from '../documents/chunk-location';
 import { isSyncedChunk } from '../documents/format';
 import { parseEntityUri } from '../documents/uris';
@@ -115,25 +117,54 @@ async function addMemory(services: Services, views: Views, options: AddMemoryOpt
   return saveAndOffer(services, views, kind, content.trim(), parseTags(tagText));
 }
 
+/** `src/app.ts:10-24, src/app.ts:40` */
+function citedPlaces(citations: readonly CitationRequest[]): string {
+  return citations
+    .map(({ path, startLine, endLine }) => `${path}:${startLine === endLine ? startLine : `${startLine}-${endLine}`}`)
+    .join(', ');
+}
+
 async function saveAndOffer(
   services: Services,
   views: Views,
   kind: Pick<KindPick, 'type' | 'category'>,
   content: string,
   tags: string[],
+  cited: SelectionCitations = { citations: [] },
 ): Promise<Entity> {
   const memory = await services.memory();
   const { agentId, userId } = services.scope();
+  const citations = cited.citations.length ? { citations: cited.citations } : {};
   const [entity] =
     kind.type === 'memory'
-      ? await memory.memories.save(agentId, userId, { content, tags, category: kind.category as MemoryCategory })
-      : await memory.skills.save(agentId, undefined, { content, tags, category: kind.category as SkillCategory });
+      ? await memory.memories.save(agentId, userId, {
+          content,
+          tags,
+          category: kind.category as MemoryCategory,
+          ...citations,
+        })
+      : await memory.skills.save(agentId, undefined, {
+          content,
+          tags,
+          category: kind.category as SkillCategory,
+          ...citations,
+        });
   views.history.show(entity);
   const open = vscode.l10n.t('Open');
   const undo = vscode.l10n.t('Undo');
+  const saved = vscode.l10n.t('Saved {0} “{1}”.', kind.type, entityLabel(entity));
+  const citing = cited.citations.length
+    ? ' ' +
+      vscode.l10n.t(
+        'It cites {0}; it is marked as possibly outdated once those lines change.',
+        citedPlaces(cited.citations),
+      )
+    : cited.reason
+      ? ' ' + vscode.l10n.t('It cites no code: {0}.', cited.reason)
+      : '';
   // Not awaited: the command is done once saved; the buttons act later.
   void vscode.window
-    .showInformationMessage(vscode.l10n.t('Saved {0} “{1}”.', kind.type, entityLabel(entity)), open, undo)
+    .showInformationMessage(saved + citing, open, undo)
     .then(async (choice) => {
       if (choice === open) await openEntity(entity, true);
       if (choice !== undo) return;
@@ -163,7 +194,14 @@ async function saveSelection(services: Services, views: Views) {
   }
   const tags =
     editor.document.languageId && editor.document.languageId !== 'plaintext' ? [editor.document.languageId] : [];
-  return saveAndOffer(services, views, { type: 'memory', category: 'fact' }, text, tags);
+  return saveAndOffer(
+    services,
+    views,
+    { type: 'memory', category: 'fact' },
+    text,
+    tags,
+    await selectionCitations(editor),
+  );
 }
 
 async function deleteEntity(services: Services, argument: EntityArgument, options: { confirmed?: boolean }) {

@@ -34,9 +34,44 @@ describe('editor and workspace commands', () => {
     const entity = await vscode.commands.executeCommand<MemoryEntity>('workspaceMemory.saveSelection');
     assert.equal(entity.content, '// Retries stop after three attempts, then the job is parked.');
     assert.deepEqual(entity.tags, ['typescript']);
+    assert.equal(entity.citations, undefined, 'an untitled file has no lines on disk to cite');
     const { services } = await extensionApi();
     assert.ok(await (await services.memory()).memories.get(entity.id));
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('Save Selection as Memory cites the selected lines of a workspace file, with the heading around them', async () => {
+    const uri = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, `cited-${Date.now().toString(36)}.md`);
+    const text = '# Harbour guide\n\n## Fuel dock\n\nDiesel only, no petrol.\nCash or card, 08:00 to 18:00.\n';
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(text));
+    try {
+      const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+      // The built-in Markdown support answers for headings once its language server is up.
+      await waitFor(
+        'the Markdown headings as document symbols',
+        async () =>
+          (await vscode.commands.executeCommand<unknown[] | undefined>('vscode.executeDocumentSymbolProvider', uri))
+            ?.length || undefined,
+        30_000,
+      );
+      // Lines 5 and 6, ending at the start of line 7 (which is not taken).
+      editor.selection = new vscode.Selection(4, 0, 6, 0);
+      const entity = await vscode.commands.executeCommand<MemoryEntity>('workspaceMemory.saveSelection');
+      const [citation] = entity.citations ?? [];
+      assert.deepEqual(
+        [citation?.path, citation?.startLine, citation?.endLine, citation?.text],
+        [vscode.workspace.asRelativePath(uri, false), 5, 6, 'Diesel only, no petrol.\nCash or card, 08:00 to 18:00.'],
+      );
+      assert.equal(citation?.symbol, 'Harbour guide.Fuel dock');
+      // Unsaved changes: the lines on disk may not be the selected ones, so nothing is cited.
+      await editor.edit((edit) => edit.insert(new vscode.Position(0, 0), 'Draft\n'));
+      editor.selection = new vscode.Selection(5, 0, 5, 10);
+      const unsaved = await vscode.commands.executeCommand<MemoryEntity>('workspaceMemory.saveSelection');
+      assert.equal(unsaved.citations, undefined);
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    } finally {
+      await vscode.workspace.fs.delete(uri);
+    }
   });
 
   it('Sync Workspace Docs Now ingests the sample documents', async () => {
