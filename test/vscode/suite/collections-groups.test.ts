@@ -33,6 +33,16 @@ function ids(rows: readonly CollectionNode[]): string[] {
 }
 
 describe('Collections view groups', () => {
+  // The knowledge made here goes after the suite: views shown later (and their screenshots) list the
+  // workspace's own documents, not these.
+  const made: string[] = [];
+  const keep = (results: readonly ([Entity, unknown] | null)[]) =>
+    made.push(...results.flatMap((result) => (result ? [result[0].id] : [])));
+  after(async () => {
+    const { services } = await extensionApi();
+    if (made.length) await (await services.memory()).knowledge.deleteMany(made);
+  });
+
   it('an empty Memories group says how to add the first memory instead of a lone "0" scope row', async () => {
     const { services, views } = await extensionApi();
     // An agent with nothing stored yet: its Memories group is empty.
@@ -102,10 +112,12 @@ describe('Collections view groups', () => {
       agentId,
       input: { content: `${heading} section of the guide`, source: guide, chunkIndex: index, headingPath: [heading] },
     });
-    await memory.knowledge.saveMany([chunk(2, 'Deploying'), chunk(0, 'Installing'), chunk(1, 'Configuring')]);
-    await memory.knowledge.saveMany([
-      { agentId, input: { content: 'Notes in a sub-folder', source: `${folder}/sub/notes.md`, chunkIndex: 0 } },
-    ]);
+    keep(await memory.knowledge.saveMany([chunk(2, 'Deploying'), chunk(0, 'Installing'), chunk(1, 'Configuring')]));
+    keep(
+      await memory.knowledge.saveMany([
+        { agentId, input: { content: 'Notes in a sub-folder', source: `${folder}/sub/notes.md`, chunkIndex: 0 } },
+      ]),
+    );
     views.collections.refresh();
 
     const groups = await views.collections.getChildren(await ownScope(views, 'knowledge', agentId));
@@ -151,7 +163,7 @@ describe('Collections view groups', () => {
       agentId,
       input: { content: `Paragraph ${index} of the manual`, source, chunkIndex: index },
     }));
-    await memory.knowledge.saveMany(inputs);
+    keep(await memory.knowledge.saveMany(inputs));
     views.collections.refresh();
 
     const groups = await descendants(views, await ownScope(views, 'knowledge', agentId));
