@@ -21,6 +21,9 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+// Deterministic choices, so runs cite the same blocks.
+import { random } from './synthetic.mjs';
+
 const require = createRequire(import.meta.url);
 const here = path.dirname(new URL(import.meta.url).pathname);
 const { anchorCitation, checkCitation, CitedFiles } = require(
@@ -56,18 +59,6 @@ function checkout(repo, commit, dir) {
   execFileSync('git', ['-C', repo, 'archive', '--format=tar', '-o', tar, commit]);
   execFileSync('tar', ['-xf', tar, '-C', dir]);
   fs.rmSync(tar);
-}
-
-/** Deterministic choices (a mulberry32 stream), so runs cite the same blocks. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Blocks of a file: runs of 3 to 30 non-blank lines with some code in them (1-based, inclusive). */
