@@ -24,7 +24,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cache = path.join(root, '.cache', 'stryker');
@@ -52,6 +52,30 @@ for (let i = 0; i < args.length; i++) {
     }
   } else {
     strykerArgs.push(arg);
+  }
+}
+
+// The TypeScript checker's project (stryker.config.mjs's tsconfigFile) lists the tests Stryker runs:
+// a test missing there would have its mutants' type errors go unnoticed.
+{
+  const { default: base } = await import(pathToFileURL(path.join(root, 'stryker.config.mjs')).href);
+  const tsconfigFile = path.join(root, base.tsconfigFile);
+  // tsconfig files may hold // comments, which JSON does not.
+  const tsconfig = JSON.parse(
+    fs
+      .readFileSync(tsconfigFile, 'utf8')
+      .split('\n')
+      .filter((line) => !/^\s*\/\//.test(line))
+      .join('\n'),
+  );
+  const spec = base.mochaOptions.spec;
+  if (JSON.stringify([...(tsconfig.files ?? [])].sort()) !== JSON.stringify([...spec].sort())) {
+    console.error(
+      `[mutate] ${base.tsconfigFile}'s "files" must be stryker.config.mjs's mochaOptions.spec: ` +
+        `missing ${JSON.stringify(spec.filter((file) => !tsconfig.files?.includes(file)))}, ` +
+        `extra ${JSON.stringify((tsconfig.files ?? []).filter((file) => !spec.includes(file)))}`,
+    );
+    process.exit(2);
   }
 }
 
