@@ -304,6 +304,18 @@ export class Memory {
     return citingFiles(this.db, this.workspaceFolders, this.citedFiles, { agentId, userId }, paths);
   }
 
+  /**
+   * Every memory and skill of an agent (and a user) that cites code, with
+   * each citation's state now: the stale ones are those whose code changed
+   * or is gone. Writes nothing; cheap when no cited file changed since the
+   * last call.
+   */
+  async citedEntities(agentId: string, userId?: string): Promise<CitedEntityReport[]> {
+    assertId(agentId, 'agent id');
+    assertOptionalId(userId, 'user id');
+    return citingFiles(this.db, this.workspaceFolders, this.citedFiles, { agentId, userId });
+  }
+
   /** The collection that holds entities of `type`. */
   collection(type: EntityType): Collection<EntityType> {
     const byType: Record<EntityType, Collection<EntityType>> = {

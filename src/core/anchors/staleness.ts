@@ -93,7 +93,7 @@ const normalPath = (cited: string): string => cited.trim().replace(/\\/g, '/').r
 
 /**
  * The memories and skills an agent (and a user) can see that cite any of
- * `paths`, oldest first, each with the citations of those files and their
+ * `paths` (any file when left out), oldest first, each with the citations of those files and their
  * state now: what an agent about to edit the files should know. Writes
  * nothing.
  */
@@ -102,12 +102,12 @@ export function citingFiles(
   folders: readonly WorkspaceFolder[],
   files: CitedFiles,
   scope: { agentId: string; userId?: string },
-  paths: readonly string[],
+  paths?: readonly string[],
 ): CitedEntityReport[] {
-  const wanted = new Set(paths.map(normalPath));
+  const wanted = paths && new Set(paths.map(normalPath));
   return citingEntities(db, scope.agentId).flatMap((entity) => {
     if (entity.userId !== undefined && entity.userId !== scope.userId) return [];
-    const cited = (entity.citations ?? []).filter((citation) => wanted.has(normalPath(citation.path)));
+    const cited = (entity.citations ?? []).filter((citation) => !wanted || wanted.has(normalPath(citation.path)));
     if (!cited.length) return [];
     const citations = cited.map((citation) => statusOf(folders, citation, files));
     return [{ entity, citations, stale: noteOf(citations) !== undefined }];

@@ -49,6 +49,8 @@ export const FACADE_METHODS = [
   'dataVersion',
   'revert',
   'citingFiles',
+  'citedEntities',
+  'checkCitations',
 ] as const;
 export type Namespace = (typeof NAMESPACES)[number];
 export type FacadeMethod = (typeof FACADE_METHODS)[number];

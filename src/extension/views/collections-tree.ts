@@ -1,10 +1,13 @@
 import * as vscode from 'vscode';
 
+import { noteOf, type StaleNote } from '../../core/anchors/staleness';
 import type { CategorizedType } from '../../core/collections/groups';
 import { describeProvenance } from '../../core/provenance';
+import { staleText } from '../../core/trust/framing';
 import type { PendingItem } from '../../core/trust/review';
 import type { CommitInfo, Page } from '../../core/types';
 import { type Entity, ENTITY_TYPES, type EntityType, SHARED_AGENT_ID } from '../../core/types';
+import type { StaleMemories } from '../anchors/stale';
 import { COMMANDS } from '../commands/ids';
 import { isSyncedChunk } from '../documents/format';
 import { entityUri, versionUri } from '../documents/uris';
@@ -44,6 +47,10 @@ export type CollectionNode =
   | { kind: 'pending'; agentId: string; count: number }
   /** One write waiting for review: what it would store, who wrote it, what it would change. */
   | ({ kind: 'pendingItem' } & PendingItem)
+  /** The memories and skills whose cited code changed or is gone, after Pending Review while there are any. */
+  | { kind: 'stale'; count: number }
+  /** One of them, with which citations changed. */
+  | { kind: 'staleItem'; entity: Entity; note: StaleNote }
   | { kind: 'type'; type: EntityType; count: number }
   | { kind: 'scope'; type: EntityType; agentId: string; count: number }
   /** What an empty type group shows instead of a lone "0" row: how to add the first one. */
@@ -216,7 +223,10 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
   /** Each listed row's parent row; rows are new objects on every listing, so this forgets old ones by itself. */
   private readonly parents = new WeakMap<CollectionNode, CollectionNode>();
 
-  constructor(private readonly services: Services) {}
+  constructor(
+    private readonly services: Services,
+    private readonly staleMemories: StaleMemories,
+  ) {}
 
   refresh(): void {
     this.counts = undefined;
@@ -252,6 +262,11 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
     }
     if (node.kind === 'pendingItem') item.tooltip = pendingTooltip(node);
     if (node.kind === 'supersededItem') item.tooltip = supersededTooltip(node);
+    if (node.kind === 'staleItem') {
+      const tooltip = entityTooltip(node.entity);
+      tooltip.appendMarkdown(`\n\n$(warning) ${staleText(node.note)}`);
+      item.tooltip = tooltip;
+    }
     return item;
   }
 
@@ -289,13 +304,23 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
       const waiting = await pendingCount(memory, agentId);
       void vscode.commands.executeCommand('setContext', 'workspaceMemory.empty', total === 0 && waiting === 0);
       const rows: CollectionNode[] = total === 0 ? [] : types;
-      return waiting > 0 ? [{ kind: 'pending', agentId, count: waiting }, ...rows] : rows;
+      const stale = this.staleMemories.stale.length;
+      return [
+        ...(waiting > 0 ? [{ kind: 'pending' as const, agentId, count: waiting }] : []),
+        ...(stale > 0 ? [{ kind: 'stale' as const, count: stale }] : []),
+        ...rows,
+      ];
     }
     switch (node.kind) {
       case 'pending':
         return this.pending(memory, node);
       case 'superseded':
         return this.superseded(worker, node);
+      case 'stale':
+        return this.staleMemories.stale.flatMap(({ entity, citations }) => {
+          const note = noteOf(citations);
+          return note ? [{ kind: 'staleItem' as const, entity, note }] : [];
+        });
       case 'scope':
         if (node.type === 'memory') {
           const [categories, retired] = await Promise.all([
@@ -478,6 +503,36 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
         item.contextValue = 'pending';
         item.resourceUri = entityUri(entity);
         item.command = { command: COMMANDS.open, title: vscode.l10n.t('Open'), arguments: [node] };
+        return item;
+      }
+      case 'stale': {
+        const item = new vscode.TreeItem(vscode.l10n.t('Stale'), vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = 'stale';
+        item.description = String(node.count);
+        item.tooltip = vscode.l10n.t(
+          'Memories and skills whose cited code changed or is gone since they were written: check that they still hold. Recall marks them as possibly outdated.',
+        );
+        item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
+        item.contextValue = 'group.stale';
+        return item;
+      }
+      case 'staleItem': {
+        const { entity } = node;
+        const item = new vscode.TreeItem(entityLabel(entity), vscode.TreeItemCollapsibleState.None);
+        item.id = `staleItem/${entity.id}`;
+        const [first] = node.note.citations;
+        item.description =
+          first?.state === 'missing'
+            ? vscode.l10n.t('{0} is gone', first.path)
+            : vscode.l10n.t('{0}:{1} changed', first?.path ?? '', first?.startLine ?? '');
+        item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
+        item.resourceUri = entityUri(entity);
+        item.contextValue = 'entity';
+        item.command = {
+          command: COMMANDS.open,
+          title: vscode.l10n.t('Open'),
+          arguments: [{ kind: 'entity', entity }],
+        };
         return item;
       }
       case 'superseded': {

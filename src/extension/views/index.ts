@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 
+import { StaleMemories } from '../anchors/stale';
 import { COMMANDS } from '../commands/ids';
 import { parseEntityUri } from '../documents/uris';
 import type { Services } from '../services';
@@ -22,6 +23,8 @@ export interface Views {
   chatModel: ChatModelAvailability;
   /** What the Collections view says above its rows (Restricted Mode, no chat model). */
   collectionsMessage(): string | undefined;
+  /** The memories and skills whose cited code changed (the Stale group). */
+  stale: StaleMemories;
 }
 
 /** Bursts of writes (a doc sync, an import) refresh the tree at most this often, not per entity. */
@@ -31,7 +34,8 @@ const REFRESH_DELAY_MS = 250;
 export const WALKTHROUGH = 'workspace-memory.workspace-memory#workspaceMemory.gettingStarted';
 
 export function registerViews(context: vscode.ExtensionContext, services: Services): Views {
-  const collections = new CollectionsTree(services);
+  const stale = new StaleMemories(services);
+  const collections = new CollectionsTree(services, stale);
   const history = new HistoryTree(services);
   const collectionsView = vscode.window.createTreeView('workspaceMemory.collections', {
     treeDataProvider: collections,
@@ -81,6 +85,8 @@ export function registerViews(context: vscode.ExtensionContext, services: Servic
     void countPending();
   });
   context.subscriptions.push(
+    stale,
+    stale.onDidChange(() => collections.refresh()),
     collectionsView,
     historyView,
     chatModel,
@@ -113,5 +119,6 @@ export function registerViews(context: vscode.ExtensionContext, services: Servic
     snapshots: snapshots.tree,
     chatModel,
     collectionsMessage: () => collectionsView.message,
+    stale,
   };
 }

@@ -1,0 +1,99 @@
+import * as vscode from 'vscode';
+
+import type { CitedEntityReport } from '../../core/anchors/staleness';
+import type { Services } from '../services';
+import { citedPathOf } from './folders';
+
+/** How long a burst of file changes (a save, a branch switch) settles before the citations are checked. */
+const SETTLE_MS = 250;
+
+/**
+ * The memories and skills whose cited code changed, kept current for the
+ * views: looked up again when the store changes, and when a cited file
+ * changes on disk (saved in the editor or written by anything else), after
+ * a check that re-anchors the citations whose lines only moved.
+ */
+export class StaleMemories implements vscode.Disposable {
+  private reports: CitedEntityReport[] = [];
+  /** The paths cited, as citations write them: a change to any other file is not looked at. */
+  private citedPaths = new Set<string>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private checkFiles = false;
+  private running: Promise<void> | undefined;
+  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly disposables: vscode.Disposable[] = [this.changed];
+  readonly onDidChange = this.changed.event;
+
+  constructor(private readonly services: Services) {
+    const watcher = vscode.workspace.createFileSystemWatcher('**/*');
+    const fileChanged = (uri: vscode.Uri) => {
+      const cited = citedPathOf(uri);
+      if (cited !== undefined && this.citedPaths.has(cited)) this.schedule(true);
+    };
+    this.disposables.push(
+      watcher,
+      watcher.onDidChange(fileChanged),
+      watcher.onDidCreate(fileChanged),
+      watcher.onDidDelete(fileChanged),
+      vscode.workspace.onDidSaveTextDocument((document) => fileChanged(document.uri)),
+      services.onDidChangeStore(() => this.schedule(false)),
+    );
+    this.schedule(false);
+  }
+
+  /** Whether a path (as citations write it) is cited by any memory or skill the views know of. */
+  cited(path: string): boolean {
+    return this.citedPaths.has(path);
+  }
+
+  /** The stale ones, oldest first. */
+  get stale(): readonly CitedEntityReport[] {
+    return this.reports.filter((report) => report.stale);
+  }
+
+  /** Looks again soon; with `checkFiles`, first re-anchors citations whose lines moved. */
+  schedule(checkFiles: boolean): void {
+    this.checkFiles ||= checkFiles;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      // One look at a time: a change during a look schedules the next.
+      this.running = (this.running ?? Promise.resolve()).then(() => this.look());
+    }, SETTLE_MS);
+  }
+
+  private async look(): Promise<void> {
+    const check = this.checkFiles;
+    this.checkFiles = false;
+    try {
+      const memory = await this.services.memory();
+      const { agentId, userId } = this.services.scope();
+      // A moved citation is written at its new lines (a commit by the anchoring step), then looked up as current.
+      if (check) await memory.checkCitations({ agentId });
+      const reports = await memory.citedEntities(agentId, userId);
+      const before = staleKey(this.reports);
+      this.reports = reports;
+      this.citedPaths = new Set(
+        reports.flatMap((report) => report.entity.citations?.map((citation) => citation.path) ?? []),
+      );
+      if (staleKey(reports) !== before) this.changed.fire();
+    } catch (error) {
+      // The views keep what they showed; the store's own failures are reported where it opens.
+      this.services.log.warn(`Checking citations: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    for (const disposable of this.disposables) disposable.dispose();
+  }
+}
+
+/** What the views show of the stale ones: which entities, and which of their citations. */
+function staleKey(reports: readonly CitedEntityReport[]): string {
+  return JSON.stringify(
+    reports
+      .filter((report) => report.stale)
+      .map((report) => [report.entity.id, report.citations.map(({ citation, state }) => [citation.path, state])]),
+  );
+}

@@ -1,0 +1,84 @@
+// Memories anchored to code in a real VS Code: a cited file changed on disk
+// turns its memory stale in the Collections view (a Stale group); lines that
+// only moved are re-anchored instead. Each test writes a file of its own.
+import * as assert from 'node:assert/strict';
+
+import * as vscode from 'vscode';
+
+import type { CollectionNode } from '../../../src/extension/views/collections-tree';
+import { extensionApi, waitFor } from './extension-api';
+import { screenshot } from './harness';
+
+const encode = (text: string) => new TextEncoder().encode(text);
+
+describe('memories anchored to code', () => {
+  const made: vscode.Uri[] = [];
+  after(async () => {
+    for (const uri of made) await vscode.workspace.fs.delete(uri).then(undefined, () => undefined);
+  });
+
+  async function citedMemory(name: string, lines: string[], content: string) {
+    const uri = vscode.Uri.joinPath(
+      vscode.workspace.workspaceFolders![0]!.uri,
+      `${name}-${Date.now().toString(36)}.ts`,
+    );
+    made.push(uri);
+    await vscode.workspace.fs.writeFile(uri, encode(`${lines.join('\n')}\n`));
+    const { services } = await extensionApi();
+    const memory = await services.memory();
+    const path = vscode.workspace.asRelativePath(uri, false);
+    const [entity] = await memory.memories.save(services.scope().agentId, services.scope().userId, {
+      content,
+      citations: [{ path, startLine: 2, endLine: 3 }],
+    });
+    return { uri, path, entity, memory };
+  }
+
+  async function staleRows(): Promise<CollectionNode[]> {
+    const { views } = await extensionApi();
+    const group = (await views.collections.getChildren()).find((node) => node.kind === 'stale');
+    return group ? views.collections.getChildren(group) : [];
+  }
+
+  it('a cited file edited on disk turns its memory stale in the Collections view, saying which lines', async () => {
+    const code = ['// retry policy', 'export const RETRIES = 3;', 'export const BACKOFF_MS = 200;'];
+    const { uri, path, entity } = await citedMemory('cited-policy', code, 'Jobs retry three times, 200 ms apart');
+    const { views } = await extensionApi();
+    // The view has looked at the store's citations once (the save), so it knows the file is cited.
+    await waitFor('the citation to be known', () => views.stale.cited(path) || undefined);
+    const edited = Date.now();
+    await vscode.workspace.fs.writeFile(uri, encode(`${[code[0], 'export const RETRIES = 5;', code[2]].join('\n')}\n`));
+    const row = await waitFor(
+      'the memory in the Stale group',
+      async () => (await staleRows()).find((node) => node.kind === 'staleItem' && node.entity.id === entity.id),
+      10_000,
+    );
+    console.log(`[citations] stale in the view ${Date.now() - edited} ms after the file was written`);
+    const item = views.collections.getTreeItem(row);
+    assert.equal(item.description, `${path}:2 changed`);
+    await vscode.commands.executeCommand('workbench.view.extension.workspaceMemory');
+    await views.collectionsView.reveal(row, { select: true, focus: false });
+    await screenshot('stale-memories', 800);
+    // Put back, the memory is current again and leaves the group.
+    await vscode.workspace.fs.writeFile(uri, encode(`${code.join('\n')}\n`));
+    await waitFor('the memory to leave the Stale group', async () =>
+      (await staleRows()).every((node) => node.kind !== 'staleItem' || node.entity.id !== entity.id),
+    );
+  });
+
+  it('lines that only moved are re-anchored by the check, and the memory stays current', async () => {
+    const code = ['// queue', 'export const QUEUE = "jobs";', 'export const WORKERS = 4;'];
+    const { uri, path, entity, memory } = await citedMemory('cited-queue', code, 'Four workers read the jobs queue');
+    const { views } = await extensionApi();
+    await waitFor('the citation to be known', () => views.stale.cited(path) || undefined);
+    await vscode.workspace.fs.writeFile(uri, encode(`// moved down\n\n${code.join('\n')}\n`));
+    const moved = await waitFor('the citation to be re-anchored', async () => {
+      const citation = (await memory.memories.get(entity.id))?.citations?.[0];
+      return citation?.startLine === 4 ? citation : undefined;
+    });
+    assert.equal(moved.endLine, 5);
+    const [anchoring] = await memory.history(entity.id);
+    assert.equal(anchoring!.commit.by.kind, 'anchoring');
+    assert.ok((await staleRows()).every((node) => node.kind !== 'staleItem' || node.entity.id !== entity.id));
+  });
+});
