@@ -157,10 +157,13 @@ describe('@memory chat participant', function () {
   it('a prompt without a command is answered from recall by the chat model', async () => {
     const { metadata } = await sendChat('@memory The nightly job rebuilds the search index at 02:00');
     assert.match(await lastReply(metadata!), /^FAKE RECALL ANSWER to: The nightly job rebuilds/);
-    await sendChat('@memory I prefer short answers with commands to copy');
   });
 
   it('/mine extracts memories and profile facts from this conversation; they wait for review', async () => {
+    // A conversation of its own: /mine reads this one's turns.
+    await vscode.commands.executeCommand('workbench.action.chat.newChat');
+    await sendChat('@memory The nightly job rebuilds the search index at 02:00');
+    await sendChat('@memory I prefer short answers with commands to copy');
     const { metadata } = await sendChat('@memory /mine');
     assert.ok(metadata?.saved, JSON.stringify(metadata));
     const { memory } = await store();
