@@ -35,7 +35,7 @@ import { asWriter, normalizeProvenance, type Provenance, type WriterKind } from 
 import { storedChunks } from './rag/chunk-matching';
 import { Rag } from './rag/rag';
 import { chunkCounts, chunksOf, fileStamps, liveDocuments, saveStamps, surplusChunks } from './rag/state';
-import { recall, type RecallOptions, type RecallResult } from './recall/recall';
+import { recall, type RecallOptions, type RecallResult, STALENESS_MODES, type StalenessMode } from './recall/recall';
 import { FtsIndex } from './search/fts-index';
 import { Embeddings, HybridSearch } from './search/hybrid';
 import { DEFAULT_SCORING, type ScoringOptions } from './search/scoring';
@@ -113,6 +113,12 @@ export interface MemoryOptions {
    * any, a citation given as path and lines is refused.
    */
   workspaceFolders?: readonly WorkspaceFolder[];
+  /**
+   * What recall does with a memory or skill whose cited code changed or is
+   * gone, unless a call says otherwise: `mark` it (default), `exclude` it or
+   * `ignore` the change. The extension's `workspaceMemory.staleness.inRecall`.
+   */
+  staleness?: StalenessMode;
 }
 
 export { STORE_FILE };
@@ -151,6 +157,8 @@ export class Memory {
   private readonly reverter: Reverter;
   /** The folders citations resolve against (MemoryOptions.workspaceFolders). */
   private readonly workspaceFolders: readonly WorkspaceFolder[];
+  /** What recall does with stale items unless a call says (MemoryOptions.staleness). */
+  private readonly staleness: StalenessMode | undefined;
   /** Cited files' lines, read again only when they change: recall checks every item's citations. */
   private readonly citedFiles = new CitedFiles();
   /** Secrets already in the store: find them, redact current versions, purge older ones. */
@@ -167,6 +175,7 @@ export class Memory {
     options: MemoryOptions,
   ) {
     this.workspaceFolders = options.workspaceFolders ?? [];
+    this.staleness = options.staleness;
     this.events = new EventBus(
       options.onHandlerError ??
         ((error, event) => console.error(`Workspace Memory: a ${event} handler failed:`, error)),
@@ -238,6 +247,12 @@ export class Memory {
     const writer = normalizeProvenance(options.writer ?? { kind: 'user', name: author });
     const reviewModes = resolveReviewPolicy(options.review);
     const workspaceFolders = normalizeFolders(options.workspaceFolders);
+    if (options.staleness !== undefined && !STALENESS_MODES.includes(options.staleness)) {
+      throw new MemoryError(
+        'INVALID_INPUT',
+        `staleness must be ${STALENESS_MODES.join(', ')} (got ${String(options.staleness)}).`,
+      );
+    }
     checkSecretPolicy(options.secrets ?? 'redact');
     prepareStoreFolder(dir);
     // The database, its WAL and the snapshots may not be links leading out of the store's folder.
@@ -295,7 +310,11 @@ export class Memory {
    * `paths` (workspace-relative), with each citation's state now: what is
    * recorded about code before someone changes it. Writes nothing.
    */
-  async citingFiles(agentId: string, userId: string | undefined, paths: readonly string[]): Promise<CitedEntityReport[]> {
+  async citingFiles(
+    agentId: string,
+    userId: string | undefined,
+    paths: readonly string[],
+  ): Promise<CitedEntityReport[]> {
     assertId(agentId, 'agent id');
     assertOptionalId(userId, 'user id');
     if (!isArray(paths) || paths.length === 0 || paths.some((cited) => typeof cited !== 'string' || !cited.trim())) {
@@ -397,7 +416,7 @@ export class Memory {
       agentId,
       userId,
       query,
-      options,
+      { staleness: this.staleness, ...options },
     );
   }
 

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 
 import { isMemoryError, MemoryError } from '../core/errors';
 import type { Provenance } from '../core/provenance';
+import { STALENESS_MODES, type StalenessMode } from '../core/recall/recall';
 import { citationFolders } from './anchors/folders';
 import { currentScope, type Scope, SECTION, storeDirectory } from './config';
 import { type RemoteMemory, type StoreChange, StoreClient, type TaskOptions } from './store/client';
@@ -78,7 +79,8 @@ export class StoreService implements Services, vscode.Disposable {
           event.affectsConfiguration(`${SECTION}.storePath`) ||
           event.affectsConfiguration(`${SECTION}.userId`) ||
           event.affectsConfiguration(`${SECTION}.review.agentWrites`) ||
-          event.affectsConfiguration(`${SECTION}.secrets`)
+          event.affectsConfiguration(`${SECTION}.secrets`) ||
+          event.affectsConfiguration(`${SECTION}.staleness.inRecall`)
         ) {
           void this.reopen();
         } else if (event.affectsConfiguration(`${SECTION}.agentId`)) {
@@ -190,6 +192,7 @@ export class StoreService implements Services, vscode.Disposable {
           review: review.policy,
           secrets: secrets.policy,
           workspaceFolders: citationFolders(vscode.workspace.workspaceFolders ?? []),
+          staleness: stalenessOf(vscode.workspace.getConfiguration(SECTION).get('staleness.inRecall')),
         },
         pollMs: EXTERNAL_POLL_MS,
         compileCacheDir: vscode.Uri.joinPath(this.context.globalStorageUri, 'compile-cache').fsPath,
@@ -244,4 +247,9 @@ export class StoreService implements Services, vscode.Disposable {
     this.opening = undefined;
     if (previous) await (await previous.catch(() => undefined))?.close();
   }
+}
+
+/** The recall setting for stale memories; anything else keeps the default (mark). */
+function stalenessOf(value: unknown): StalenessMode | undefined {
+  return STALENESS_MODES.find((mode) => mode === value);
 }

@@ -273,6 +273,26 @@ describe('recall and stale memories', () => {
     await rejectsWith(memory.recall('a', undefined, 'retry', { staleness: 'hide' as never }), 'INVALID_INPUT');
   });
 
+  it('a store opened with staleness "exclude" leaves stale items out of every recall that does not say otherwise', async () => {
+    const { memory: strict, cleanup: closeStrict } = await openTemp({
+      workspaceFolders: [{ name: 'app', path: root }],
+      staleness: 'exclude',
+    });
+    try {
+      await strict.memories.save('a', undefined, {
+        content: 'retry() calls attempt once per try',
+        citations: [{ path: 'retry.ts', startLine: 1, endLine: 5 }],
+      });
+      assert.equal((await strict.recall('a', undefined, 'retry')).items.length, 1, 'current: recalled');
+      fs.writeFileSync(file(), `${CODE.join('\n').replace('attempt()', 'attempt(i)')}\n`);
+      assert.equal((await strict.recall('a', undefined, 'retry')).items.length, 0, 'stale: left out');
+      assert.equal((await strict.recall('a', undefined, 'retry', { staleness: 'mark' })).items.length, 1);
+    } finally {
+      await closeStrict();
+    }
+    await assert.rejects(openTemp({ staleness: 'hide' as never }), /staleness must be mark, exclude, ignore/);
+  });
+
   it('reads a cited file again only when its size or time changed', () => {
     const files = new CitedFiles();
     const first = files.lines(file());

@@ -12,7 +12,7 @@ export interface WorkerInit {
   dir: string;
   options: Pick<
     MemoryOptions,
-    'author' | 'writer' | 'review' | 'secrets' | 'synonyms' | 'scoring' | 'dedupThreshold' | 'workspaceFolders'
+    'author' | 'writer' | 'review' | 'secrets' | 'synonyms' | 'scoring' | 'dedupThreshold' | 'workspaceFolders' | 'staleness'
   >;
   /** How often to look for commits by other processes (the CLI, the MCP server). */
   pollMs: number;

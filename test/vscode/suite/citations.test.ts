@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 
 import type { CollectionNode } from '../../../src/extension/views/collections-tree';
 import { extensionApi, waitFor } from './extension-api';
+import { fakeModel, toolText } from './fake-model';
 import { screenshot } from './harness';
 
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -64,6 +65,28 @@ describe('memories anchored to code', () => {
     await waitFor('the memory to leave the Stale group', async () =>
       (await staleRows()).every((node) => node.kind !== 'staleItem' || node.entity.id !== entity.id),
     );
+  });
+
+  it('workspaceMemory.staleness.inRecall "exclude" leaves a stale memory out of what the recall tool hands a model', async () => {
+    const code = ['// harbour', 'export const BERTHS = 40;', 'export const VISITOR_BERTHS = 6;'];
+    const { uri, entity } = await citedMemory('cited-berths', code, 'The marina has six visitor berths out of forty');
+    await vscode.workspace.fs.writeFile(
+      uri,
+      encode(`${[code[0], code[1], 'export const VISITOR_BERTHS = 8;'].join('\n')}\n`),
+    );
+    const recall = async () =>
+      toolText(await (await fakeModel()).invokeToolApproved('memory_recall', { query: 'how many visitor berths?' }));
+    assert.match(await recall(), /\*\*May be outdated\*\*/, 'marked by default');
+    const config = vscode.workspace.getConfiguration('workspaceMemory');
+    await config.update('staleness.inRecall', 'exclude', vscode.ConfigurationTarget.Workspace);
+    try {
+      // The store reopens with the new setting.
+      await waitFor('the stale memory to be left out', async () =>
+        (await recall()).includes(entity.id) ? undefined : true,
+      );
+    } finally {
+      await config.update('staleness.inRecall', undefined, vscode.ConfigurationTarget.Workspace);
+    }
   });
 
   it('lines that only moved are re-anchored by the check, and the memory stays current', async () => {
