@@ -38,6 +38,7 @@ export const COMMANDS = {
   approveAll: 'workspaceMemory.approveAll',
   rejectAll: 'workspaceMemory.rejectAll',
   revertWrites: 'workspaceMemory.revertWrites',
+  reviewStale: 'workspaceMemory.reviewStale',
   reinstate: 'workspaceMemory.reinstate',
   findSecrets: 'workspaceMemory.findSecrets',
 } as const;

@@ -89,6 +89,48 @@ describe('memories anchored to code', () => {
     }
   });
 
+  it('Review Stale Memories: Still True cites the lines as they are now, Forget deletes the memory', async () => {
+    const code = ['// tides', 'export const HIGH_WATER = "06:12";', 'export const LOW_WATER = "12:30";'];
+    const kept = await citedMemory('cited-tides', code, 'High water is at 06:12 today');
+    const gone = await citedMemory('cited-tides-old', code, 'Low water is at 12:30 today');
+    const { views } = await extensionApi();
+    await waitFor(
+      'the citations to be known',
+      () => (views.stale.cited(kept.path) && views.stale.cited(gone.path)) || undefined,
+    );
+    const changed = `${[code[0], 'export const HIGH_WATER = "06:40";', code[2]].join('\n')}\n`;
+    await vscode.workspace.fs.writeFile(kept.uri, encode(changed));
+    await vscode.workspace.fs.writeFile(gone.uri, encode(changed));
+    await waitFor('both in the Stale group', async () => ((await staleRows()).length >= 2 ? true : undefined));
+
+    const stillTrue = await vscode.commands.executeCommand<number>(
+      'workspaceMemory.reviewStale',
+      { entity: kept.entity },
+      { decide: 'stillTrue' },
+    );
+    assert.equal(stillTrue, 1);
+    const renewed = (await kept.memory.memories.get(kept.entity.id))?.citations?.[0];
+    assert.equal(
+      renewed?.text,
+      ['export const HIGH_WATER = "06:40";', code[2]].join('\n'),
+      'cited as the lines are now',
+    );
+    const forgotten = await vscode.commands.executeCommand<number>(
+      'workspaceMemory.reviewStale',
+      { entity: gone.entity },
+      { decide: 'forget' },
+    );
+    assert.equal(forgotten, 1);
+    assert.equal(await gone.memory.memories.get(gone.entity.id), null);
+    await waitFor(
+      'both to leave the Stale group',
+      async () =>
+        (await staleRows()).every(
+          (node) => node.kind !== 'staleItem' || ![kept.entity.id, gone.entity.id].includes(node.entity.id),
+        ) || undefined,
+    );
+  });
+
   it('lines that only moved are re-anchored by the check, and the memory stays current', async () => {
     const code = ['// queue', 'export const QUEUE = "jobs";', 'export const WORKERS = 4;'];
     const { uri, path, entity, memory } = await citedMemory('cited-queue', code, 'Four workers read the jobs queue');
