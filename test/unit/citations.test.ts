@@ -13,6 +13,7 @@ import { MemoryError } from '../../src/core/errors';
 import type { Memory } from '../../src/core/memory';
 import { runOperation } from '../../src/core/operations';
 import type { MemoryEntity } from '../../src/core/types';
+import { FAKE } from './fake-secrets';
 import { openTemp, rejectsWith, tempDir } from './helpers';
 
 const CODE = [
@@ -76,6 +77,30 @@ describe('citations: memories anchored to lines of code', () => {
     );
     refused(() => anchorCitation(folders, { path: 'src/retry.ts', startLine: 3, endLine: 2 }), /whole numbers from 1/);
     refused(() => anchorCitation(folders, { path: 'src/retry.ts', startLine: 0, endLine: 2 }), /whole numbers from 1/);
+  });
+
+  it('refuses to cite files that hold credentials by purpose, and redacts a secret in cited lines', async () => {
+    write('.env.local', ['API_KEY=abc']);
+    write('deploy/id_ed25519', ['-----BEGIN OPENSSH PRIVATE KEY-----']);
+    refused(
+      () => anchorCitation(folders, { path: '.env.local', startLine: 1, endLine: 1 }),
+      /cannot be cited: it is a secret file: environment variables/,
+    );
+    refused(() => anchorCitation(folders, { path: 'deploy/id_ed25519', startLine: 1, endLine: 1 }), /SSH key/);
+    write('config.ts', ['export const config = {', `  githubToken: '${FAKE.githubClassic}',`, '};']);
+    const { memory, cleanup } = await openTemp({ workspaceFolders: folders });
+    try {
+      const [saved] = await memory.memories.save('a', undefined, {
+        content: 'The config holds the GitHub token',
+        citations: [{ path: 'config.ts', startLine: 1, endLine: 3 }],
+      });
+      assert.ok(!saved.citations![0]!.text.includes(FAKE.githubClassic));
+      assert.match(saved.citations![0]!.text, /\[redacted: /);
+      // The hash is of the lines themselves, so the citation is still current.
+      assert.equal((await memory.checkCitations()).counts.valid, 1);
+    } finally {
+      await cleanup();
+    }
   });
 
   it('refuses a link that leads out of the workspace folder', () => {

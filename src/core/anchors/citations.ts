@@ -5,6 +5,7 @@ import { readBoundedSync } from '../bounded-read';
 import { MemoryError } from '../errors';
 import { isInside } from '../paths';
 import { decode } from '../rag/loader-read';
+import { secretFileReason } from '../secrets/files';
 import { sha256 } from '../store/hashing';
 import type { Citation, CitationRequest } from '../types';
 
@@ -206,6 +207,10 @@ export function anchorCitation(folders: readonly WorkspaceFolder[], request: Cit
       `A citation's lines run from startLine to endLine, both whole numbers from 1 (got ${startLine}-${endLine}).`,
     );
   }
+  // Credentials by purpose (.env, keys, certificates): nothing in them is worth remembering, and their
+  // lines would be kept in the store's history (document sync leaves the same files out).
+  const secret = secretFileReason(path.basename(request.path));
+  if (secret) throw new MemoryError('INVALID_INPUT', `${request.path} cannot be cited: it is a ${secret}.`);
   const lines = readLines(citedFile(folders, request.path));
   if (!lines)
     throw new MemoryError('INVALID_INPUT', `The cited file ${request.path} is not a text file in the workspace.`);
