@@ -46,6 +46,11 @@ export class StaleMemories implements vscode.Disposable {
     return this.citedPaths.has(path);
   }
 
+  /** The memories and skills that cite `path` (as citations write it), oldest first. */
+  citing(path: string): readonly CitedEntityReport[] {
+    return this.reports.filter((report) => report.entity.citations?.some((citation) => citation.path === path));
+  }
+
   /** The stale ones, oldest first. */
   get stale(): readonly CitedEntityReport[] {
     return this.reports.filter((report) => report.stale);

@@ -116,6 +116,18 @@ export function collectionItem(node: CollectionNode): vscode.TreeItem {
       item.command = { command: COMMANDS.open, title: vscode.l10n.t('Open'), arguments: [node] };
       return item;
     }
+    case 'thisFile': {
+      const item = new vscode.TreeItem(vscode.l10n.t('This File'), vscode.TreeItemCollapsibleState.Expanded);
+      item.id = 'thisFile';
+      item.description = `${node.path} · ${node.entities.length}`;
+      item.tooltip = vscode.l10n.t(
+        'Memories and skills that cite lines of {0}, the file in the active editor.',
+        node.path,
+      );
+      item.iconPath = new vscode.ThemeIcon('file-code');
+      item.contextValue = 'group.thisFile';
+      return item;
+    }
     case 'stale': {
       const item = new vscode.TreeItem(vscode.l10n.t('Stale'), vscode.TreeItemCollapsibleState.Collapsed);
       item.id = 'stale';

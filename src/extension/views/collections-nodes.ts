@@ -22,6 +22,8 @@ export type CollectionNode =
   | ({ kind: 'pendingItem' } & PendingItem)
   /** The memories and skills whose cited code changed or is gone, after Pending Review while there are any. */
   | { kind: 'stale'; count: number }
+  /** The memories and skills that cite the file in the active editor (its path as citations write it). */
+  | { kind: 'thisFile'; path: string; entities: Entity[] }
   /** One of them, with which citations changed. */
   | { kind: 'staleItem'; entity: Entity; note: StaleNote }
   | { kind: 'type'; type: EntityType; count: number }

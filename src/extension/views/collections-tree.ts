@@ -4,6 +4,7 @@ import { noteOf } from '../../core/anchors/staleness';
 import type { CategorizedType } from '../../core/collections/groups';
 import type { CommitInfo, Page } from '../../core/types';
 import { type Entity, ENTITY_TYPES, type EntityType, SHARED_AGENT_ID } from '../../core/types';
+import { citedPathOf } from '../anchors/folders';
 import type { StaleMemories } from '../anchors/stale';
 import type { Services } from '../services';
 import { COLLECTION_OF } from '../store/collections';
@@ -144,6 +145,7 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
       return [
         ...(waiting > 0 ? [{ kind: 'pending' as const, agentId, count: waiting }] : []),
         ...(stale > 0 ? [{ kind: 'stale' as const, count: stale }] : []),
+        ...this.thisFile(),
         ...rows,
       ];
     }
@@ -152,6 +154,8 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
         return this.pending(memory, node);
       case 'superseded':
         return this.superseded(worker, node);
+      case 'thisFile':
+        return node.entities.map((entity) => ({ kind: 'entity' as const, entity }));
       case 'stale':
         return this.staleMemories.stale.flatMap(({ entity, citations }) => {
           const note = noteOf(citations);
@@ -193,6 +197,14 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
       default:
         return [];
     }
+  }
+
+  /** The This File group, when what the active editor shows is a workspace file that memories cite. */
+  private thisFile(): CollectionNode[] {
+    const uri = vscode.window.activeTextEditor?.document.uri;
+    const path = uri && citedPathOf(uri);
+    const entities = path ? this.staleMemories.citing(path).map((report) => report.entity) : [];
+    return path && entities.length ? [{ kind: 'thisFile', path, entities }] : [];
   }
 
   /** The writes waiting for review, newest first, as many as the group shows now. */

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 
+import { citedPathOf } from '../anchors/folders';
 import { StaleMemories } from '../anchors/stale';
 import { COMMANDS } from '../commands/ids';
 import { parseEntityUri } from '../documents/uris';
@@ -35,6 +36,7 @@ export const WALKTHROUGH = 'workspace-memory.workspace-memory#workspaceMemory.ge
 
 export function registerViews(context: vscode.ExtensionContext, services: Services): Views {
   const stale = new StaleMemories(services);
+  let shownThisFile = false;
   const collections = new CollectionsTree(services, stale);
   const history = new HistoryTree(services);
   const collectionsView = vscode.window.createTreeView('workspaceMemory.collections', {
@@ -105,6 +107,10 @@ export function registerViews(context: vscode.ExtensionContext, services: Servic
     vscode.window.onDidChangeActiveTextEditor((editor) => {
       const location = editor && parseEntityUri(editor.document.uri);
       if (location) history.show(location);
+      // The This File group follows the active editor: looked at again when the file is cited, or was.
+      const path = editor && citedPathOf(editor.document.uri);
+      if ((path !== undefined && stale.citing(path).length > 0) || shownThisFile) refresh.request();
+      shownThisFile = path !== undefined && stale.citing(path).length > 0;
     }),
     services.onDidChangeStore((change) => {
       history.storeChanged(change.entityIds);

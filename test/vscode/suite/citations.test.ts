@@ -14,7 +14,15 @@ const encode = (text: string) => new TextEncoder().encode(text);
 
 describe('memories anchored to code', () => {
   const made: vscode.Uri[] = [];
+  const memories: string[] = [];
+  // The memories go too: with their files gone they would be stale in every view shown after this suite.
   after(async () => {
+    const { services } = await extensionApi();
+    const memory = await services.memory();
+    const live = (await Promise.all(memories.map((id) => memory.memories.get(id)))).flatMap((entity) =>
+      entity ? [entity.id] : [],
+    );
+    if (live.length) await memory.memories.deleteMany(live);
     for (const uri of made) await vscode.workspace.fs.delete(uri).then(undefined, () => undefined);
   });
 
@@ -32,6 +40,7 @@ describe('memories anchored to code', () => {
       content,
       citations: [{ path, startLine: 2, endLine: 3 }],
     });
+    memories.push(entity.id);
     return { uri, path, entity, memory };
   }
 
@@ -128,6 +137,30 @@ describe('memories anchored to code', () => {
         (await staleRows()).every(
           (node) => node.kind !== 'staleItem' || ![kept.entity.id, gone.entity.id].includes(node.entity.id),
         ) || undefined,
+    );
+  });
+
+  it('This File lists the memories that cite the file in the active editor, and goes with it', async () => {
+    const code = ['// fuel', 'export const FUEL = "diesel";', 'export const CARD = true;'];
+    const { uri, path, entity } = await citedMemory('cited-fuel', code, 'The fuel dock sells diesel, cards taken');
+    const { views } = await extensionApi();
+    await waitFor('the citation to be known', () => views.stale.cited(path) || undefined);
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    const group = await waitFor('the This File group', async () =>
+      (await views.collections.getChildren()).find((node) => node.kind === 'thisFile'),
+    );
+    assert.equal(views.collections.getTreeItem(group).description, `${path} · 1`);
+    const rows = await views.collections.getChildren(group);
+    assert.deepEqual(
+      rows.map((node) => node.kind === 'entity' && node.entity.id),
+      [entity.id],
+    );
+    await vscode.commands.executeCommand('workbench.view.extension.workspaceMemory');
+    await screenshot('this-file', 800);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await waitFor(
+      'the group to go with the editor',
+      async () => (await views.collections.getChildren()).every((node) => node.kind !== 'thisFile') || undefined,
     );
   });
 
