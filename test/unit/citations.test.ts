@@ -318,6 +318,24 @@ describe('recall and stale memories', () => {
     await assert.rejects(openTemp({ staleness: 'hide' as never }), /staleness must be mark, exclude, ignore/);
   });
 
+  it('ranks a memory citing a file being worked on higher, its score kept within 1', async () => {
+    await memory.memories.save('a', undefined, { content: 'retry is the word: retry() retries jobs' });
+    const order = async (files?: string[]) =>
+      (await memory.recall('a', undefined, 'retry', files ? { files } : {})).items.map((item) => [
+        item.entity.content,
+        item.score,
+      ]);
+    const plain = await order();
+    const citing = plain.findIndex(([content]) => /once per try/.test(String(content)));
+    assert.ok(citing > 0, `the citing memory is not first on its own: ${JSON.stringify(plain)}`);
+    const working = await order(['retry.ts']);
+    assert.match(String(working[0]![0]), /once per try/, JSON.stringify(working));
+    assert.ok(working.every(([, score]) => Number(score) <= 1));
+    // Recall counts reads (a small boost of its own), so the order is compared, not the scores.
+    const contents = (rows: (string | number)[][]) => rows.map(([content]) => content);
+    assert.deepEqual(contents(await order(['other.ts'])), contents(plain));
+  });
+
   it('reads a cited file again only when its size or time changed', () => {
     const files = new CitedFiles();
     const first = files.lines(file());

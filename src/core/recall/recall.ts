@@ -27,7 +27,16 @@ export interface RecallOptions {
    * them like any other.
    */
   staleness?: StalenessMode;
+  /**
+   * Files being worked on (workspace-relative, as citations write them, e.g.
+   * the active editor's): memories and skills that cite one rank as if they
+   * matched CITING_BOOST times better (scores stay at most 1).
+   */
+  files?: readonly string[];
 }
+
+/** How much citing a file being worked on raises an item's score. */
+export const CITING_BOOST = 1.5;
 
 export const STALENESS_MODES = ['mark', 'exclude', 'ignore'] as const;
 export type StalenessMode = (typeof STALENESS_MODES)[number];
@@ -140,9 +149,15 @@ export async function recall(
       ? source.searchKnowledge(agentId, query, maxItems, options.includeSharedKnowledge ?? true)
       : [],
   ]);
+  const working = new Set(options.files ?? []);
+  const boosted = (entity: RecallItem['entity'], score: number) =>
+    (entity.type === 'memory' || entity.type === 'skill') &&
+    entity.citations?.some((citation) => working.has(citation.path))
+      ? Math.min(1, score * CITING_BOOST)
+      : score;
   const candidates: RecallItem[] = [
-    ...pools[0].map((r) => ({ collection: 'memories' as const, entity: r.entity, score: r.score })),
-    ...pools[1].map((r) => ({ collection: 'skills' as const, entity: r.entity, score: r.score })),
+    ...pools[0].map((r) => ({ collection: 'memories' as const, entity: r.entity, score: boosted(r.entity, r.score) })),
+    ...pools[1].map((r) => ({ collection: 'skills' as const, entity: r.entity, score: boosted(r.entity, r.score) })),
     ...pools[2].map((r) => ({ collection: 'knowledge' as const, entity: r.entity, score: r.score })),
   ].sort((a, b) => b.score - a.score);
   // Before packing: an item's provenance is part of what it costs.

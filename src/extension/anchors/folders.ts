@@ -44,3 +44,18 @@ export function citedPathOf(uri: vscode.Uri): string | undefined {
   const named = citationFolders(all).find((candidate) => candidate.path === folder.uri.fsPath);
   return named ? `${named.name}/${relative}` : undefined;
 }
+
+/**
+ * The workspace files someone is working on, as citations name them: the
+ * active editor's, and the files a chat request references (`#file`).
+ * Recall ranks memories citing them higher.
+ */
+export function workingFiles(references: readonly { value: unknown }[] = []): string[] {
+  const uris = [
+    vscode.window.activeTextEditor?.document.uri,
+    ...references.map(({ value }) =>
+      value instanceof vscode.Uri ? value : value instanceof vscode.Location ? value.uri : undefined,
+    ),
+  ];
+  return [...new Set(uris.flatMap((uri) => (uri ? (citedPathOf(uri) ?? []) : [])))];
+}

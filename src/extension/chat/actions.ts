@@ -56,8 +56,8 @@ export function registerChatActions(context: vscode.ExtensionContext, services: 
             : undone
               ? vscode.l10n.t('Undone: {0} entities put back as they were.', undone)
               : vscode.l10n.t(
-                'Nothing to undo: those entities were changed or deleted since, so they were left as they are.',
-              ),
+                  'Nothing to undo: those entities were changed or deleted since, so they were left as they are.',
+                ),
         );
         return undone;
       } catch (error) {

@@ -8,6 +8,7 @@ import type { ChatMessage } from '../../core/ai/provider';
 import type { RecallItem } from '../../core/recall/recall';
 import { quoteEntity, STORED_DATA_NOTICE } from '../../core/trust/framing';
 import { LanguageModelProvider } from '../ai/lm-provider';
+import { workingFiles } from '../anchors/folders';
 import { recallBudget } from '../config';
 import { type CommandContext, type CommandHandler, missingPrompt } from './command';
 import { historyMessages } from './conversation';
@@ -52,7 +53,11 @@ export const ask: CommandHandler = async (context) => {
   const { agentId, userId } = services.scope();
   const [documents, recalled] = await Promise.all([
     memory.rag.query(agentId, request.prompt, { limit: ASK_CHUNKS }),
-    memory.recall(agentId, userId, request.prompt, { ...recallBudget(), collections: ['memories', 'skills'] }),
+    memory.recall(agentId, userId, request.prompt, {
+      ...recallBudget(),
+      collections: ['memories', 'skills'],
+      files: workingFiles(request.references),
+    }),
   ]);
   const sources: RecallItem[] = [
     ...documents.chunks.map((chunk): RecallItem => ({
@@ -85,7 +90,9 @@ export const answerFromRecall: CommandHandler = async (context) => {
   const { services, reply, request } = context;
   reply.progress(vscode.l10n.t('Recalling…'));
   const { agentId, userId } = services.scope();
-  const recalled = await services.use((memory) => memory.recall(agentId, userId, request.prompt, recallBudget()));
+  const recalled = await services.use((memory) =>
+    memory.recall(agentId, userId, request.prompt, { ...recallBudget(), files: workingFiles(request.references) }),
+  );
   for (const item of recalled.items) reply.reference(item.entity);
   if (recalled.profile) reply.reference(recalled.profile);
   const memoryContext = recalled.formatted || 'The memory holds nothing relevant to this request.';

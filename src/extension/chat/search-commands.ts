@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 
 import { oneLine } from '../../core/text';
 import type { Entity } from '../../core/types';
+import { workingFiles } from '../anchors/folders';
 import { recallBudget } from '../config';
 import { type CommandHandler, missingPrompt } from './command';
 import { escape } from './reply';
@@ -15,7 +16,9 @@ export const recallCommand: CommandHandler = async (context) => {
   const { services, reply, request } = context;
   reply.progress(vscode.l10n.t('Recalling…'));
   const { agentId, userId } = services.scope();
-  const result = await services.use((memory) => memory.recall(agentId, userId, request.prompt, recallBudget()));
+  const result = await services.use((memory) =>
+    memory.recall(agentId, userId, request.prompt, { ...recallBudget(), files: workingFiles(request.references) }),
+  );
   const leftOut = result.leftOut
     ? ' ' +
       vscode.l10n.t('{0} more matching items did not fit the budget (workspaceMemory.recall.maxChars).', result.leftOut)
