@@ -4,8 +4,8 @@
 // (old, new) along each history, code blocks of the old tree are cited (a
 // run of 3 to 30 non-blank lines, the way a memory cites a function or a
 // block), the new tree is checked, and each citation's state is scored
-// against git's own diff of the cited lines (-U0, changes of whitespace
-// amount ignored, as the check ignores them):
+// against git's own diff of the cited lines (-U0, whitespace at the ends of
+// lines ignored, as the check ignores it):
 //   valid    no line of the block changed, and it did not move;
 //   moved    no line changed, but lines above it were added or removed;
 //   changed  a line of it changed, was removed, or lines were inserted in it;
@@ -84,7 +84,7 @@ function blocks(text) {
 /** git's view of what happened to the lines of each file from `old` to `now`. */
 function diffOf(repo, old, now, file) {
   const hunks = [];
-  const text = git(repo, 'diff', '-U0', '-b', '--ignore-space-at-eol', '--no-renames', old, now, '--', file);
+  const text = git(repo, 'diff', '-U0', '--ignore-space-at-eol', '--no-renames', old, now, '--', file);
   for (const match of text.matchAll(/^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/gm)) {
     hunks.push({
       oldStart: Number(match[1]),

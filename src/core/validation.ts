@@ -162,6 +162,10 @@ const inputSchemas = lazy(() => {
       symbol: z.string().min(1).max(LIMITS.maxCitationSymbol).optional(),
     })
     .refine((cited) => cited.endLine >= cited.startLine, 'endLine comes before startLine')
+    .refine(
+      (cited) => !/^([a-zA-Z]:)?[\\/]/.test(cited.path) && !/(^|[\\/])\.\.([\\/]|$)/.test(cited.path),
+      'the path must stay inside the workspace (no absolute path, no "..")',
+    )
     .refine((cited) => (cited.text === undefined) === (cited.hash === undefined), 'text and hash go together');
   const citations = z.array(citation).max(LIMITS.maxCitations);
   const full = {

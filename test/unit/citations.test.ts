@@ -12,6 +12,7 @@ import {
 import { MemoryError } from '../../src/core/errors';
 import type { Memory } from '../../src/core/memory';
 import { runOperation } from '../../src/core/operations';
+import { sha256 } from '../../src/core/store/hashing';
 import type { MemoryEntity } from '../../src/core/types';
 import { FAKE } from './fake-secrets';
 import { openTemp, rejectsWith, tempDir } from './helpers';
@@ -70,7 +71,12 @@ describe('citations: memories anchored to lines of code', () => {
   it('refuses a path outside the workspace, a missing file and a range beyond the file, each saying which', () => {
     refused(() => anchorCitation(folders, { path: '../etc/passwd', startLine: 1, endLine: 1 }), /inside the workspace/);
     refused(() => anchorCitation(folders, { path: '/etc/passwd', startLine: 1, endLine: 1 }), /inside the workspace/);
-    refused(() => anchorCitation(folders, { path: 'src/nope.ts', startLine: 1, endLine: 1 }), /not a text file/);
+    refused(
+      () => anchorCitation(folders, { path: 'src/nope.ts', startLine: 1, endLine: 1 }),
+      /src\/nope\.ts does not exist/,
+    );
+    write('blob.bin', ['\u0000\u0001binary']);
+    refused(() => anchorCitation(folders, { path: 'blob.bin', startLine: 1, endLine: 1 }), /not a text file/);
     refused(
       () => anchorCitation(folders, { path: 'src/retry.ts', startLine: 5, endLine: 9 }),
       /beyond the end of src\/retry.ts \(6 lines\)/,
@@ -103,6 +109,58 @@ describe('citations: memories anchored to lines of code', () => {
     }
   });
 
+  it('keeps at most 16 KiB of text from one very long line, and such a memory exports and imports', async () => {
+    write('min.js', [`const x = "${'ab '.repeat(100_000)}";`, 'next();']);
+    const citation = anchorCitation(folders, { path: 'min.js', startLine: 1, endLine: 1 });
+    assert.ok(citation.text.length <= 16 * 1024 && citation.text.endsWith('…'));
+    const { memory, cleanup } = await openTemp({ workspaceFolders: folders });
+    try {
+      await memory.memories.save('a', undefined, {
+        content: 'minified',
+        citations: [{ path: 'min.js', startLine: 1, endLine: 1 }],
+      });
+      const { memory: other, cleanup: closeOther } = await openTemp();
+      try {
+        assert.equal((await other.import(await memory.export())).imported, 1);
+      } finally {
+        await closeOther();
+      }
+      write('min.js', ['// moved', `const x = "${'ab '.repeat(100_000)}";`, 'next();']);
+      assert.equal((await memory.checkCitations()).reanchored, 1, 'found where it moved despite the cut text');
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('hashes cited lines with their secrets redacted, so the hash gives no secret back; such lines are still found when they move', () => {
+    const line = `const token = '${FAKE.githubClassic}';`;
+    write('token.ts', [line, 'use(token);']);
+    const citation = anchorCitation(folders, { path: 'token.ts', startLine: 1, endLine: 2 });
+    assert.ok(!citation.text.includes(FAKE.githubClassic));
+    assert.notEqual(citation.hash, sha256(`${line}\nuse(token);`));
+    write('token.ts', ['// moved', line, 'use(token);']);
+    assert.deepEqual(checkCitation(folders, citation).moved?.startLine, 2);
+  });
+
+  it('refuses a link that leads to a secret file, and a cached file swapped for a link out of the workspace is not read', () => {
+    write('.env', ['API_KEY=abc']);
+    fs.symlinkSync(path.join(root, '.env'), path.join(root, 'notes.txt'));
+    refused(() => anchorCitation(folders, { path: 'notes.txt', startLine: 1, endLine: 1 }), /cannot be cited/);
+    refused(() => anchorCitation(folders, { path: 'cfg\\.env', startLine: 1, endLine: 1 }), /cannot be cited/);
+    const citation = anchorCitation(folders, { path: 'src/retry.ts', startLine: 2, endLine: 3 });
+    const files = new CitedFiles();
+    assert.equal(checkCitation(folders, citation, files).state, 'valid');
+    const outside = tempDir('wm-outside-');
+    try {
+      fs.writeFileSync(path.join(outside, 'same.ts'), fs.readFileSync(path.join(root, 'src/retry.ts')));
+      fs.rmSync(path.join(root, 'src/retry.ts'));
+      fs.symlinkSync(path.join(outside, 'same.ts'), path.join(root, 'src/retry.ts'));
+      assert.equal(checkCitation(folders, citation, files).state, 'missing', 'the link out is not followed');
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a link that leads out of the workspace folder', () => {
     const outside = tempDir('wm-outside-');
     try {
@@ -129,18 +187,29 @@ describe('citations: memories anchored to lines of code', () => {
     }
   });
 
-  it('finds lines that moved, nearest first, and ignores a change of indentation only', () => {
+  it('finds lines that moved, nearest first; trailing spaces do not count, indentation and inner spaces do', () => {
     const citation = anchorCitation(folders, { path: 'src/retry.ts', startLine: 2, endLine: 6 });
     write('src/retry.ts', [
       '// header',
       'import { attempt } from "./attempt";',
       '',
-      ...CODE.map((line) => `  ${line}`),
+      ...CODE.map((line) => `${line}  `),
     ]);
     assert.deepEqual(checkCitation(folders, citation), {
       state: 'moved',
       moved: { ...citation, startLine: 4, endLine: 8 },
     });
+    // Indented under another block (in Python, now inside an `if`): the code says something else.
+    write('src/retry.ts', ['// header', ...CODE.map((line) => `  ${line}`)]);
+    assert.deepEqual(checkCitation(folders, citation), { state: 'changed' });
+    write('src/retry.ts', ['// header', ...CODE.map((line) => line.replace('times; i++', 'times;  i++'))]);
+    assert.deepEqual(checkCitation(folders, citation), { state: 'changed' });
+  });
+
+  it('stores a path as / separated, without ./ or doubled slashes, so every way of writing it finds the file', () => {
+    for (const written of ['./src/retry.ts', 'src//retry.ts', 'src/./retry.ts', 'src\\retry.ts']) {
+      assert.equal(anchorCitation(folders, { path: written, startLine: 2, endLine: 3 }).path, 'src/retry.ts', written);
+    }
   });
 
   it('says changed when the lines say something else, and missing when the file is gone', () => {
@@ -221,6 +290,9 @@ describe('citations on memories and skills', () => {
     assert.equal(report.entities[0]!.stale, false);
     const [anchoring] = await memory.history(saved.id);
     assert.equal(anchoring!.commit.by.kind, 'anchoring');
+    // Models are still told who wrote the content, not the step that moved its citation.
+    const [recalled] = (await memory.recall('a', undefined, 'retry loops')).items;
+    assert.equal(recalled?.provenance?.kind, 'user');
     assert.equal(anchoring!.commit.message, 're-anchor citations to the lines they moved to');
     const now = (await memory.memories.get(saved.id))!;
     assert.equal(now.content, 'retry() loops');

@@ -6,8 +6,10 @@ import { MemoryError } from '../errors';
 import { isInside } from '../paths';
 import { decode } from '../rag/loader-read';
 import { secretFileReason } from '../secrets/files';
+import { guardText } from '../secrets/guard';
 import { sha256 } from '../store/hashing';
 import type { Citation, CitationRequest } from '../types';
+import { LIMITS } from '../validation';
 
 /*
  * Citations: a memory's link to the code it is about (issue #13). A citation
@@ -65,14 +67,37 @@ function linesOf(text: string): string[] {
   return lines;
 }
 
-/** Lines as a check compares them: whitespace runs collapsed, blank ends dropped. */
-function normalizedHash(lines: readonly string[]): string {
-  return sha256(
-    lines
-      .map((line) => line.replace(/\s+/g, ' ').trim())
-      .join('\n')
-      .trim(),
-  );
+/**
+ * A line as a check compares it: trailing whitespace dropped (editors add
+ * and remove it unseen), everything else kept. Indentation is meaning in
+ * Python and YAML, and so are the spaces inside a string.
+ */
+const comparable = (line: string): string => line.replace(/\s+$/, '');
+
+/**
+ * What a check compares lines by. A secret in them is redacted first, as
+ * the kept text is: an unsalted hash of the raw lines would let anyone with
+ * the store guess a short secret back from the rest of its line.
+ */
+function normalizedHash(lines: readonly string[], redacted: boolean): string {
+  const text = lines.map(comparable).join('\n');
+  return sha256(redacted ? redactText(text) : text);
+}
+
+/** The lines with any secret in them replaced by its redaction mark, as every write stores them. */
+const redactText = (text: string): string => guardText(text, 'redact').text;
+
+/** Whether kept text had a secret redacted out of it (its check then redacts the lines it compares too). */
+const REDACTED = /\[redacted: [^\]]+\]/;
+
+/** A cited path as it is stored: `/`-separated, without `./`, `//` or a trailing `/`. */
+export function normalCitedPath(cited: string): string {
+  return cited
+    .trim()
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((part) => part !== '' && part !== '.')
+    .join('/');
 }
 
 /**
@@ -81,8 +106,8 @@ function normalizedHash(lines: readonly string[]): string {
  * unless it leads, every link resolved, to a file inside that folder.
  */
 export function citedFile(folders: readonly WorkspaceFolder[], cited: string): string {
-  const relative = cited.replace(/\\/g, '/');
-  if (!relative || path.isAbsolute(relative) || relative.split('/').includes('..')) {
+  const relative = normalCitedPath(cited);
+  if (!relative || path.isAbsolute(cited.trim()) || relative.split('/').includes('..')) {
     throw new MemoryError('INVALID_INPUT', `A citation needs a path inside the workspace, not "${cited}".`);
   }
   let folder = folders.length === 1 ? folders[0] : undefined;
@@ -172,10 +197,14 @@ export class CitedFiles {
     this.resolved.delete(`${folders.map((folder) => folder.path).join('\0')}\0${cited}`);
   }
 
-  /** The file as it is now, or undefined when it is gone. */
+  /**
+   * The file as it is now, or undefined when it is gone or is no longer a
+   * plain file (a link put in its place may lead anywhere: the next check
+   * resolves the path again, and refuses what leads out of the workspace).
+   */
   current(file: string): CachedFile | undefined {
-    const stats = fs.statSync(file, { throwIfNoEntry: false });
-    if (!stats) {
+    const stats = fs.lstatSync(file, { throwIfNoEntry: false });
+    if (!stats?.isFile()) {
       this.files.delete(file);
       return undefined;
     }
@@ -207,11 +236,15 @@ export function anchorCitation(folders: readonly WorkspaceFolder[], request: Cit
       `A citation's lines run from startLine to endLine, both whole numbers from 1 (got ${startLine}-${endLine}).`,
     );
   }
+  const cited = normalCitedPath(request.path);
+  const file = citedFile(folders, request.path);
   // Credentials by purpose (.env, keys, certificates): nothing in them is worth remembering, and their
-  // lines would be kept in the store's history (document sync leaves the same files out).
-  const secret = secretFileReason(path.basename(request.path));
-  if (secret) throw new MemoryError('INVALID_INPUT', `${request.path} cannot be cited: it is a ${secret}.`);
-  const lines = readLines(citedFile(folders, request.path));
+  // lines would be kept in the store's history (document sync leaves the same files out). Judged by the
+  // name given and by the file it leads to: a link named notes.txt may lead to .env.
+  const secret = secretFileReason(path.posix.basename(cited)) ?? secretFileReason(path.basename(file));
+  if (secret) throw new MemoryError('INVALID_INPUT', `${cited} cannot be cited: it is a ${secret}.`);
+  if (!fs.existsSync(file)) throw new MemoryError('INVALID_INPUT', `The cited file ${cited} does not exist.`);
+  const lines = readLines(file);
   if (!lines)
     throw new MemoryError('INVALID_INPUT', `The cited file ${request.path} is not a text file in the workspace.`);
   if (endLine > lines.length) {
@@ -220,13 +253,16 @@ export function anchorCitation(folders: readonly WorkspaceFolder[], request: Cit
       `The citation's lines ${startLine}-${endLine} are beyond the end of ${request.path} (${lines.length} lines).`,
     );
   }
-  const cited = lines.slice(startLine - 1, endLine);
+  const range = lines.slice(startLine - 1, endLine);
+  const shown = redactText(range.join('\n'));
+  const redacted = shown !== range.join('\n');
   return {
-    path: request.path,
+    path: cited,
     startLine,
     endLine,
-    text: cited.slice(0, MAX_CITED_LINES).join('\n'),
-    hash: normalizedHash(cited),
+    // At most 40 lines and the store's limit on kept text: one minified line can be megabytes.
+    text: cutText(shown.split('\n').slice(0, MAX_CITED_LINES).join('\n')),
+    hash: normalizedHash(range, redacted),
     ...(request.symbol ? { symbol: request.symbol } : {}),
   };
 }
@@ -261,19 +297,26 @@ export function checkCitation(
   return verdict;
 }
 
+/** Kept text cut to the store's limit, marked where it was cut. */
+function cutText(text: string): string {
+  return text.length <= LIMITS.maxCitationText ? text : `${text.slice(0, LIMITS.maxCitationText - 1)}…`;
+}
+
 /** Where the cited lines are in `lines`: in place, elsewhere (the nearest), or nowhere. */
 function findLines(lines: readonly string[], citation: Citation): CitationCheck {
   const span = citation.endLine - citation.startLine + 1;
-  const at = (start: number) => normalizedHash(lines.slice(start, start + span));
+  const redacted = REDACTED.test(citation.text);
+  const at = (start: number) => normalizedHash(lines.slice(start, start + span), redacted);
   if (citation.endLine <= lines.length && at(citation.startLine - 1) === citation.hash) return { state: 'valid' };
   // Nearest first: the same lines often appear twice (a repeated block), and the move is usually small.
   const starts = Array.from({ length: Math.max(lines.length - span + 1, 0) }, (_, start) => start).sort(
     (a, b) => Math.abs(a - citation.startLine + 1) - Math.abs(b - citation.startLine + 1),
   );
-  const first = citation.text.split('\n')[0]?.replace(/\s+/g, ' ').trim();
+  // A cheap test of the first line before hashing the whole window; not where a secret was cut out of it.
+  const first = citation.text.split('\n')[0];
+  const quick = first !== undefined && !REDACTED.test(first) && !first.endsWith('…') ? comparable(first) : undefined;
   for (const start of starts) {
-    // A cheap test of the first line before hashing the whole window.
-    if (first !== undefined && lines[start]!.replace(/\s+/g, ' ').trim() !== first) continue;
+    if (quick !== undefined && comparable(lines[start]!) !== quick) continue;
     if (at(start) === citation.hash) {
       return { state: 'moved', moved: { ...citation, startLine: start + 1, endLine: start + span } };
     }

@@ -1,12 +1,14 @@
 import * as fs from 'node:fs';
 
 import type { Collection } from '../collections/collection';
+import { isMemoryError } from '../errors';
 import { asWriter } from '../provenance';
 import type { Database } from '../store/database';
 import { ENTITY_SELECT, rowToEntity } from '../store/entity-queries';
+import { canonicalJson } from '../store/hashing';
 import { type Citation, type Entity, type MemoryEntity, SHARED_AGENT_ID, type SkillEntity } from '../types';
 import { assertId } from '../validation';
-import { checkCitation, type CitationState, citedFile, type CitedFiles, type WorkspaceFolder } from './citations';
+import { checkCitation, type CitationState, citedFile, CitedFiles, type WorkspaceFolder } from './citations';
 
 /** A memory or skill that cites code. */
 export type CitingEntity = MemoryEntity | SkillEntity;
@@ -89,7 +91,11 @@ export function staleNotes(
 }
 
 /** A cited path as citations write it: `/`-separated, without a leading `./`. */
-const normalPath = (cited: string): string => cited.trim().replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+const normalPath = (cited: string): string =>
+  cited
+    .trim()
+    .replace(/\\/g, '/')
+    .replace(/^(\.\/)+/, '');
 
 /**
  * The memories and skills an agent (and a user) can see that cite any of
@@ -114,6 +120,34 @@ export function citingFiles(
   });
 }
 
+/**
+ * Writes an entity's moved citations at their new lines, unless it changed
+ * since the check read it (another writer's citations are theirs to keep,
+ * and the next check looks at them) or is gone. True when it wrote.
+ */
+async function reanchor(
+  collections: { memory: Collection<'memory'>; skill: Collection<'skill'> },
+  entity: CitingEntity,
+  citations: readonly CitationStatus[],
+): Promise<boolean> {
+  const collection = entity.type === 'memory' ? collections.memory : collections.skill;
+  const now = await collection.get(entity.id);
+  if (!now || now.updatedAt !== entity.updatedAt || canonicalJson(now.citations) !== canonicalJson(entity.citations)) {
+    return false;
+  }
+  const moved = citations.map(({ citation, movedTo }) => (movedTo ? { ...citation, ...movedTo } : citation));
+  try {
+    await asWriter('anchoring', () =>
+      collection.update(entity.id, { citations: moved }, { message: 're-anchor citations to the lines they moved to' }),
+    );
+    return true;
+  } catch (error) {
+    // Deleted (or held for review) between the look and the write: nothing to re-anchor.
+    if (isMemoryError(error, 'NOT_FOUND')) return false;
+    throw error;
+  }
+}
+
 /** Live memories and skills whose current version has citations, by a substring test before any JSON is parsed. */
 function citingEntities(db: Database, agentId: string | undefined): CitingEntity[] {
   const agent = agentId === undefined ? '' : ` AND r.agent_id IN (?, '${SHARED_AGENT_ID}')`;
@@ -125,7 +159,8 @@ function citingEntities(db: Database, agentId: string | undefined): CitingEntity
     )
     .map(rowToEntity)
     .filter(
-      (entity): entity is CitingEntity => (entity.type === 'memory' || entity.type === 'skill') && !!entity.citations,
+      (entity): entity is CitingEntity =>
+        (entity.type === 'memory' || entity.type === 'skill') && !!entity.citations?.length,
     );
 }
 
@@ -154,20 +189,14 @@ export async function checkCitations(
   const counts: Record<CitationState, number> = { valid: 0, moved: 0, changed: 0, missing: 0 };
   const entities: CitedEntityReport[] = [];
   let reanchored = 0;
+  // One look at each file for the whole run: many citations share a file.
+  const files = new CitedFiles();
   for (const entity of citingEntities(db, options.agentId)) {
-    const citations = (entity.citations ?? []).map((citation) => statusOf(folders, citation));
+    const citations = (entity.citations ?? []).map((citation) => statusOf(folders, citation, files));
     for (const { state } of citations) counts[state]++;
     entities.push({ entity, citations, stale: noteOf(citations) !== undefined });
     if (options.reanchor !== false && citations.some(({ movedTo }) => movedTo)) {
-      const moved = citations.map(({ citation, movedTo }) => (movedTo ? { ...citation, ...movedTo } : citation));
-      const update = { citations: moved };
-      const message = { message: 're-anchor citations to the lines they moved to' };
-      await asWriter('anchoring', () =>
-        entity.type === 'memory'
-          ? collections.memory.update(entity.id, update, message)
-          : collections.skill.update(entity.id, update, message),
-      );
-      reanchored++;
+      if (await reanchor(collections, entity, citations)) reanchored++;
     }
   }
   return { entities, counts, reanchored };

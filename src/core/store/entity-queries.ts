@@ -121,17 +121,26 @@ export function toCommit(stored: CommitRow, row: Row): CommitInfo {
 }
 
 /**
+ * Head commits that keep the version's writer: an approval or reinstatement
+ * (same content), and a re-anchoring by the citation check, which only moved
+ * a citation's lines: the person or agent who wrote the content stays its
+ * writer, for models as for people.
+ */
+const KEEPS_WRITER = `(c.op IN ('approve', 'reinstate') AND p.object_seq IS c.object_seq)
+  OR (p.seq IS NOT NULL AND CASE WHEN json_valid(c.meta) THEN json_extract(c.meta, '$.by.kind') END = 'anchoring')`;
+
+/**
  * Who wrote the current version of each of `ids`, for the ones that exist:
- * its head commit's writer, or, when the head only approved or reinstated
- * the version before it (same content), that version's writer. One statement.
+ * its head commit's writer, or, when the head kept the writer (KEEPS_WRITER),
+ * the writer of the version before it. One statement.
  */
 export function headProvenance(db: Database, ids: readonly string[]): Map<string, CommitInfo['by']> {
   const found = new Map<string, CommitInfo['by']>();
   const rows = db.all(
     `SELECT r.id,
-       CASE WHEN c.op IN ('approve', 'reinstate') AND p.object_seq IS c.object_seq THEN p.author ELSE c.author END AS author,
-       CASE WHEN c.op IN ('approve', 'reinstate') AND p.object_seq IS c.object_seq THEN p.op ELSE c.op END AS op,
-       CASE WHEN c.op IN ('approve', 'reinstate') AND p.object_seq IS c.object_seq THEN p.meta ELSE c.meta END AS meta
+       CASE WHEN ${KEEPS_WRITER} THEN p.author ELSE c.author END AS author,
+       CASE WHEN ${KEEPS_WRITER} THEN p.op ELSE c.op END AS op,
+       CASE WHEN ${KEEPS_WRITER} THEN p.meta ELSE c.meta END AS meta
      FROM json_each(?) j JOIN refs r ON r.id = j.value JOIN commits c ON c.seq = r.head_seq
      LEFT JOIN commits p ON p.seq = c.parent_seq`,
     JSON.stringify(ids),

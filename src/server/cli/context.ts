@@ -61,17 +61,21 @@ export function withStoreOptions(command: Command): Command {
 export function withWorkspaceOption(command: Command): Command {
   return command.option(
     '--workspace <path>',
-    'the workspace folder cited paths are relative to (env WORKSPACE_MEMORY_WORKSPACE; default: the current folder)',
+    'the workspace folder cited paths are relative to (env WORKSPACE_MEMORY_WORKSPACE; default: the folder holding the .workspace-memory store, else the current folder)',
   );
 }
 
 /**
  * The one workspace folder the CLI and the MCP server know: --workspace,
- * WORKSPACE_MEMORY_WORKSPACE or the current folder (where MCP clients start
- * a server: the workspace they work in).
+ * WORKSPACE_MEMORY_WORKSPACE, or else the folder that holds the store when
+ * it is a `.workspace-memory` folder (the default, in the workspace's root),
+ * or else the current folder. Citations are relative to it, so checking
+ * from a sub-folder must not read them against that sub-folder.
  */
-export function workspaceFolder(given: string | undefined): WorkspaceFolder {
-  const folder = path.resolve(given ?? environmentValue('WORKSPACE_MEMORY_WORKSPACE') ?? process.cwd());
+export function workspaceFolder(given: string | undefined, storeDir?: string): WorkspaceFolder {
+  const store = storeDir === undefined ? undefined : path.resolve(storeDir);
+  const beside = store && path.basename(store) === '.workspace-memory' ? path.dirname(store) : undefined;
+  const folder = path.resolve(given ?? environmentValue('WORKSPACE_MEMORY_WORKSPACE') ?? beside ?? process.cwd());
   return { name: path.basename(folder) || 'workspace', path: folder };
 }
 
@@ -125,7 +129,7 @@ export async function withMemory<T>(
     // Only `init` may turn an empty store file into a new store; any other command says it is empty.
     init: create,
     embedder: embedderFromEnvironment(),
-    workspaceFolders: [workspaceFolder(options.workspace)],
+    workspaceFolders: [workspaceFolder(options.workspace, options.dir)],
     onWarning: (message) => printError(`workspace-memory: warning: ${message}`),
   });
   try {

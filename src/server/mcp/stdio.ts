@@ -59,7 +59,7 @@ export async function serveStdio(options: StdioServeOptions): Promise<void> {
     // The client's writes only: people approving in the same store write through their own shells.
     ...(options.review === undefined ? {} : { review: { mcp: options.review as ReviewMode } }),
     embedder: embedderFromEnvironment(),
-    workspaceFolders: [workspaceFolder(undefined)],
+    workspaceFolders: [workspaceFolder(undefined, options.dir)],
     onWarning: (message) => logToStderr(`warning: ${message}`),
   });
   const server = createMcpServer(memory, options.scope, {
