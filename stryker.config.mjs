@@ -10,7 +10,10 @@
 // survived whatever the tests do: the zod schemas that lazy() builds on first
 // use (validation.ts, portable.ts) and module-level constants (ENTITY_BOUNDS,
 // HISTORY, NEARLY_FULL_BYTES). Stryker reuses the test process, so the value
-// built before the mutant was switched on is the one the tests see.
+// built before the mutant was switched on is the one the tests see. Such a
+// "static" mutant also runs every test (its coverage cannot be told), about a
+// minute each: for a file made mostly of constants (search/synonyms.ts, whose
+// synonym map alone has ~190), add `--ignoreStatic` to skip them.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'mocha',

@@ -18,7 +18,7 @@ import { Database, type Row, translateSqliteError } from '../store/database';
 import { EntityStore } from '../store/entity-store';
 import { ownedTempPath, removeOrphanedTempFiles, removeQuietly } from '../store/owned-files';
 import { countOf } from '../store/rows';
-import { copyFromSnapshot, STATE_TABLES } from '../store/schema';
+import { copyFromSnapshot, missingTables, STATE_TABLES } from '../store/schema';
 import { STORE_FILE } from '../store/store-file';
 import { assertId } from '../validation';
 import { verifyState } from '../verify';
@@ -183,7 +183,9 @@ function buildAside(plan: RebuildPlan, forOpenConnections: boolean): void {
       fresh.transaction(() => {
         for (const table of STATE_TABLES) copyFromSnapshot(fresh, table);
         // A log read in part is kept; one that could not be read at all leaves the snapshot's.
-        if (audit.length > 0 || lostAudit === undefined) {
+        if (audit.length === 0 && lostAudit !== undefined) {
+          if (missingTables(fresh, ['audit'], 'snap').length === 0) copyFromSnapshot(fresh, 'audit');
+        } else {
           fresh.exec('DELETE FROM main.audit');
           for (const row of audit) {
             fresh.run(
