@@ -2,9 +2,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 
 import { MemoryError, type MemoryErrorCode } from '../../src/core/errors';
-import { Memory, type MemoryOptions } from '../../src/core/memory';
+import { Memory, type MemoryOptions, STORE_FILE } from '../../src/core/memory';
 
 export function tempDir(prefix = 'wm-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -60,4 +61,20 @@ export function random(seed: number): () => number {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** The audit log of the store in `dir`, oldest first, read through a connection of its own. */
+export function auditOf(dir: string): { op: string; detail: Record<string, unknown> }[] {
+  const db = new DatabaseSync(path.join(dir, STORE_FILE), { readOnly: true });
+  try {
+    return db
+      .prepare('SELECT op, detail FROM audit ORDER BY seq')
+      .all()
+      .map((row) => ({
+        op: String(row.op),
+        detail: JSON.parse(String(row.detail ?? '{}')) as Record<string, unknown>,
+      }));
+  } finally {
+    db.close();
+  }
 }

@@ -7,7 +7,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { isMemoryError } from '../../src/core/errors';
 import { Memory, STORE_FILE } from '../../src/core/memory';
 import { repairTempPath, restoreUnopenableStore } from '../../src/core/snapshots/rebuild';
-import { random, rejectsWith, tempDir } from './helpers';
+import { auditOf, random, rejectsWith, tempDir } from './helpers';
 
 /** Runs `sql` on the store's file through a connection of its own, as another tool would. */
 function tamper(dir: string, sql: string): void {
@@ -32,21 +32,6 @@ function integrity(dir: string): string {
   } catch (error) {
     // A damaged schema stops the check itself.
     return String(error);
-  } finally {
-    db.close();
-  }
-}
-
-function auditOps(dir: string): { op: string; detail: Record<string, unknown> }[] {
-  const db = new DatabaseSync(path.join(dir, STORE_FILE), { readOnly: true });
-  try {
-    return db
-      .prepare('SELECT op, detail FROM audit ORDER BY seq')
-      .all()
-      .map((row) => ({
-        op: String(row.op),
-        detail: JSON.parse(String(row.detail ?? '{}')) as Record<string, unknown>,
-      }));
   } finally {
     db.close();
   }
@@ -181,7 +166,7 @@ describe('snapshot restore as a repair', function () {
         await memory.close();
       }
       assert.equal(integrity(dir), 'ok', `seed ${seed} after closing`);
-      const restore = auditOps(dir).find((entry) => entry.op === 'restore');
+      const restore = auditOf(dir).find((entry) => entry.op === 'restore');
       assert.equal(restore?.detail.snapshot, snapshotId);
     }
     // Most seeds damage pages the store could still be opened with; all of those were mended.
@@ -305,7 +290,7 @@ describe('snapshot restore as a repair', function () {
         await memory.close();
       }
       assert.ok(
-        auditOps(dir).some((entry) => entry.op === 'restore' && typeof entry.detail.repaired === 'string'),
+        auditOf(dir).some((entry) => entry.op === 'restore' && typeof entry.detail.repaired === 'string'),
         name,
       );
     }

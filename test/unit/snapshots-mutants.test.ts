@@ -10,7 +10,7 @@ import { snapshotFault } from '../../src/core/snapshots/faults';
 import { assertLabel, listSnapshots, type SnapshotInfo } from '../../src/core/snapshots/manifests';
 import { repairTempPath, restoreUnopenableStore } from '../../src/core/snapshots/rebuild';
 import { ownedTempPath } from '../../src/core/store/owned-files';
-import { FakeClock, openTemp, rejectsWith, tempDir } from './helpers';
+import { auditOf, FakeClock, openTemp, rejectsWith, tempDir } from './helpers';
 
 // Gaps the mutation run (issue #18) found in the tests of snapshots.
 
@@ -117,22 +117,6 @@ describe('snapshots, as mutation testing probed them', () => {
     });
   });
 });
-
-/** The audit log of the store in `dir`, oldest first, read through a connection of its own. */
-function auditOf(dir: string): { op: string; detail: Record<string, unknown> }[] {
-  const db = new DatabaseSync(path.join(dir, STORE_FILE), { readOnly: true });
-  try {
-    return db
-      .prepare('SELECT op, detail FROM audit ORDER BY seq')
-      .all()
-      .map((row) => ({
-        op: String(row.op),
-        detail: JSON.parse(String(row.detail ?? '{}')) as Record<string, unknown>,
-      }));
-  } finally {
-    db.close();
-  }
-}
 
 /** Runs `sql` on a SQLite file through a connection of its own, as another tool would. */
 function tamperFile(file: string, sql: string): void {
