@@ -298,6 +298,9 @@ describe('citations on memories and skills', () => {
     assert.equal(now.content, 'retry() loops');
     assert.deepEqual([now.citations![0]!.startLine, now.citations![0]!.endLine], [4, 8]);
     assert.deepEqual((await memory.checkCitations()).counts, { valid: 1, moved: 0, changed: 0, missing: 0 });
+    // Its citations taken away, it cites nothing and is not counted.
+    await memory.memories.update(saved.id, { citations: [] });
+    assert.deepEqual((await memory.checkCitations()).entities, []);
   });
 
   it('marks a memory stale when its cited lines change or its file goes, saying when the file changed', async () => {

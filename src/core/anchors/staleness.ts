@@ -148,13 +148,15 @@ async function reanchor(
   }
 }
 
-/** Live memories and skills whose current version has citations, by a substring test before any JSON is parsed. */
+/** Live memories and skills whose current version has citations, through the small refs_cites index. */
 function citingEntities(db: Database, agentId: string | undefined): CitingEntity[] {
   const agent = agentId === undefined ? '' : ` AND r.agent_id IN (?, '${SHARED_AGENT_ID}')`;
   return db
     .all(
-      `${ENTITY_SELECT} WHERE r.type IN ('memory', 'skill') AND r.deleted = 0
-         AND instr(o.data, '"citations":[') > 0${agent} ORDER BY r.created_at, r.id`,
+      // INDEXED BY: without statistics SQLite would rather walk every memory of the agent by refs_scope.
+      `${ENTITY_SELECT.replace('FROM refs r', 'FROM refs r INDEXED BY refs_cites')}
+         WHERE r.cites = 1 AND r.type IN ('memory', 'skill') AND r.deleted = 0${agent}
+         ORDER BY r.created_at, r.id`,
       ...(agentId === undefined ? [] : [agentId]),
     )
     .map(rowToEntity)

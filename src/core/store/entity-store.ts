@@ -267,13 +267,13 @@ export class EntityStore {
     else if (ref?.state === REF_STATE.live) this.indexer.remove(request.id);
     this.db.run(
       `INSERT INTO refs (id, type, agent_id, user_id, head_seq, object_seq, deleted, created_at, updated_at,
-         conversation_id, source, search_rowid, place)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         conversation_id, source, search_rowid, place, cites)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(id) DO UPDATE SET agent_id = excluded.agent_id, user_id = excluded.user_id,
          head_seq = excluded.head_seq, object_seq = excluded.object_seq, deleted = excluded.deleted,
          created_at = excluded.created_at, updated_at = excluded.updated_at,
          conversation_id = excluded.conversation_id, source = excluded.source, search_rowid = excluded.search_rowid,
-         place = excluded.place`,
+         place = excluded.place, cites = excluded.cites`,
       request.id,
       request.body.type,
       request.body.agentId,
@@ -287,6 +287,7 @@ export class EntityStore {
       typeof request.body.source === 'string' ? request.body.source : null,
       searchRowid,
       place,
+      Array.isArray(body.citations) && body.citations.length > 0 ? 1 : null,
     );
     return {
       entity: entityFromBody(request.id, request.body, createdAt, commit.time),

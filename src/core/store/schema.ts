@@ -87,6 +87,10 @@ const COMMITS = `CREATE TABLE IF NOT EXISTS commits (
 const HELD_INDEXES = `CREATE INDEX IF NOT EXISTS refs_pending ON refs(agent_id, updated_at) WHERE deleted = 2;
 CREATE INDEX IF NOT EXISTS refs_superseded ON refs(agent_id, updated_at) WHERE deleted = 3;`;
 
+// Since version 5: the memories and skills that cite code, per agent (a partial index: nothing for the
+// bulk of writes to maintain).
+const CITES_INDEX = 'CREATE INDEX IF NOT EXISTS refs_cites ON refs(agent_id) WHERE cites = 1;';
+
 // One row per entity: where its chain ends, plus the columns lists filter on.
 // \`deleted\` is the entity's state, read from its head commit (RefState):
 // 0 live, 1 deleted, 2 waiting for review, 3 superseded by a correction.
@@ -111,12 +115,16 @@ const REFS = `CREATE TABLE IF NOT EXISTS refs (
   -- Since version 5: where a document chunk sits in its document (chunk
   -- index and lines, as canonical JSON; see place.ts), kept out of its
   -- versions so that moving it makes no commit. NULL for everything else.
-  place TEXT
+  place TEXT,
+  -- Since version 5: 1 when the current version of a memory or skill cites code (see anchors/),
+  -- NULL otherwise: the few that do are found through refs_cites, not by reading every object.
+  cites INTEGER
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS refs_scope ON refs(type, agent_id, deleted, created_at, id, user_id);
 CREATE INDEX IF NOT EXISTS refs_profile_user ON refs(user_id, updated_at) WHERE type = 'profile';
 CREATE INDEX IF NOT EXISTS refs_conversation ON refs(agent_id, conversation_id) WHERE conversation_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS refs_source ON refs(agent_id, source) WHERE source IS NOT NULL;
+${CITES_INDEX}
 ${HELD_INDEXES}`;
 
 // Reads are counted here, beside the history, so reading never makes a commit.
@@ -212,7 +220,7 @@ export function missingTables(db: Database, tables: readonly string[], schema = 
  * Columns later versions added to a table, by the version that added them:
  * a snapshot taken before then lacks them and is still whole.
  */
-const ADDED_COLUMNS: Readonly<Record<string, number>> = { 'commits.meta': 4, 'refs.place': 5 };
+const ADDED_COLUMNS: Readonly<Record<string, number>> = { 'commits.meta': 4, 'refs.place': 5, 'refs.cites': 5 };
 
 let expectedColumns: ReadonlyMap<StoreTable, readonly string[]> | undefined;
 
@@ -397,6 +405,8 @@ function toVersion4(db: Database): void {
 function toVersion5(db: Database): void {
   const columns = db.all("SELECT name FROM pragma_table_info('refs')").map((row) => row.name);
   if (!columns.includes('place')) db.exec('ALTER TABLE refs ADD COLUMN place TEXT');
+  if (!columns.includes('cites')) db.exec('ALTER TABLE refs ADD COLUMN cites INTEGER');
+  db.exec(CITES_INDEX);
 }
 
 /** Runs inside a write transaction; re-reads the version so two processes creating one store do not both migrate. */
