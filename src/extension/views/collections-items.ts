@@ -87,19 +87,39 @@ function supersededTooltip(node: Extract<CollectionNode, { kind: 'supersededItem
   return tooltip;
 }
 
+/** A group's row: a label that opens onto its items, with a count or what it is about. */
+function groupItem(row: {
+  label: string;
+  state: vscode.TreeItemCollapsibleState;
+  id: string;
+  description: string;
+  tooltip: string;
+  icon: vscode.ThemeIcon;
+  context: string;
+}): vscode.TreeItem {
+  const item = new vscode.TreeItem(row.label, row.state);
+  item.id = row.id;
+  item.description = row.description;
+  item.tooltip = row.tooltip;
+  item.iconPath = row.icon;
+  item.contextValue = row.context;
+  return item;
+}
+
 export function collectionItem(node: CollectionNode): vscode.TreeItem {
   switch (node.kind) {
-    case 'pending': {
-      const item = new vscode.TreeItem(vscode.l10n.t('Pending Review'), vscode.TreeItemCollapsibleState.Expanded);
-      item.id = groupKey(node);
-      item.description = String(node.count);
-      item.tooltip = vscode.l10n.t(
-        'Writes by agents that wait for your review. Search, recall and the agents leave them out until you approve them.',
-      );
-      item.iconPath = new vscode.ThemeIcon('inbox');
-      item.contextValue = 'group.pending';
-      return item;
-    }
+    case 'pending':
+      return groupItem({
+        label: vscode.l10n.t('Pending Review'),
+        state: vscode.TreeItemCollapsibleState.Expanded,
+        id: groupKey(node),
+        description: String(node.count),
+        tooltip: vscode.l10n.t(
+          'Writes by agents that wait for your review. Search, recall and the agents leave them out until you approve them.',
+        ),
+        icon: new vscode.ThemeIcon('inbox'),
+        context: 'group.pending',
+      });
     case 'pendingItem': {
       const { entity, commit } = node;
       const item = new vscode.TreeItem(entityLabel(entity), vscode.TreeItemCollapsibleState.None);
@@ -116,29 +136,28 @@ export function collectionItem(node: CollectionNode): vscode.TreeItem {
       item.command = { command: COMMANDS.open, title: vscode.l10n.t('Open'), arguments: [node] };
       return item;
     }
-    case 'thisFile': {
-      const item = new vscode.TreeItem(vscode.l10n.t('This File'), vscode.TreeItemCollapsibleState.Expanded);
-      item.id = 'thisFile';
-      item.description = `${node.path} · ${node.entities.length}`;
-      item.tooltip = vscode.l10n.t(
-        'Memories and skills that cite lines of {0}, the file in the active editor.',
-        node.path,
-      );
-      item.iconPath = new vscode.ThemeIcon('file-code');
-      item.contextValue = 'group.thisFile';
-      return item;
-    }
-    case 'stale': {
-      const item = new vscode.TreeItem(vscode.l10n.t('Stale'), vscode.TreeItemCollapsibleState.Collapsed);
-      item.id = 'stale';
-      item.description = String(node.count);
-      item.tooltip = vscode.l10n.t(
-        'Memories and skills whose cited code changed or is gone since they were written: check that they still hold. Recall marks them as possibly outdated.',
-      );
-      item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
-      item.contextValue = 'group.stale';
-      return item;
-    }
+    case 'thisFile':
+      return groupItem({
+        label: vscode.l10n.t('This File'),
+        state: vscode.TreeItemCollapsibleState.Expanded,
+        id: 'thisFile',
+        description: `${node.path} · ${node.entities.length}`,
+        tooltip: vscode.l10n.t('Memories and skills that cite lines of {0}, the file in the active editor.', node.path),
+        icon: new vscode.ThemeIcon('file-code'),
+        context: 'group.thisFile',
+      });
+    case 'stale':
+      return groupItem({
+        label: vscode.l10n.t('Stale'),
+        state: vscode.TreeItemCollapsibleState.Collapsed,
+        id: 'stale',
+        description: String(node.count),
+        tooltip: vscode.l10n.t(
+          'Memories and skills whose cited code changed or is gone since they were written: check that they still hold. Recall marks them as possibly outdated.',
+        ),
+        icon: new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')),
+        context: 'group.stale',
+      });
     case 'staleItem': {
       const { entity } = node;
       const item = new vscode.TreeItem(entityLabel(entity), vscode.TreeItemCollapsibleState.None);
@@ -158,17 +177,18 @@ export function collectionItem(node: CollectionNode): vscode.TreeItem {
       };
       return item;
     }
-    case 'superseded': {
-      const item = new vscode.TreeItem(vscode.l10n.t('Superseded'), vscode.TreeItemCollapsibleState.Collapsed);
-      item.id = groupKey(node);
-      item.description = String(node.items.length);
-      item.tooltip = vscode.l10n.t(
-        'Memories that corrections retired: kept with their history, left out of search and recall. Reinstate one to bring it back.',
-      );
-      item.iconPath = new vscode.ThemeIcon('circle-slash');
-      item.contextValue = 'group.superseded';
-      return item;
-    }
+    case 'superseded':
+      return groupItem({
+        label: vscode.l10n.t('Superseded'),
+        state: vscode.TreeItemCollapsibleState.Collapsed,
+        id: groupKey(node),
+        description: String(node.items.length),
+        tooltip: vscode.l10n.t(
+          'Memories that corrections retired: kept with their history, left out of search and recall. Reinstate one to bring it back.',
+        ),
+        icon: new vscode.ThemeIcon('circle-slash'),
+        context: 'group.superseded',
+      });
     case 'supersededItem': {
       const { entity } = node;
       const item = new vscode.TreeItem(entityLabel(entity), vscode.TreeItemCollapsibleState.None);
