@@ -8,7 +8,14 @@ import { ENTITY_SELECT, rowToEntity } from '../store/entity-queries';
 import { canonicalJson } from '../store/hashing';
 import { type Citation, type Entity, type MemoryEntity, SHARED_AGENT_ID, type SkillEntity } from '../types';
 import { assertId } from '../validation';
-import { checkCitation, type CitationState, citedFile, CitedFiles, type WorkspaceFolder } from './citations';
+import {
+  checkCitation,
+  type CitationState,
+  citedFile,
+  CitedFiles,
+  normalCitedPath,
+  type WorkspaceFolder,
+} from './citations';
 
 /** A memory or skill that cites code. */
 export type CitingEntity = MemoryEntity | SkillEntity;
@@ -90,13 +97,6 @@ export function staleNotes(
   return notes;
 }
 
-/** A cited path as citations write it: `/`-separated, without a leading `./`. */
-const normalPath = (cited: string): string =>
-  cited
-    .trim()
-    .replace(/\\/g, '/')
-    .replace(/^(\.\/)+/, '');
-
 /**
  * The memories and skills an agent (and a user) can see that cite any of
  * `paths` (any file when left out), oldest first, each with the citations of those files and their
@@ -110,10 +110,10 @@ export function citingFiles(
   scope: { agentId: string; userId?: string },
   paths?: readonly string[],
 ): CitedEntityReport[] {
-  const wanted = paths && new Set(paths.map(normalPath));
+  const wanted = paths && new Set(paths.map(normalCitedPath));
   return citingEntities(db, scope.agentId).flatMap((entity) => {
     if (entity.userId !== undefined && entity.userId !== scope.userId) return [];
-    const cited = (entity.citations ?? []).filter((citation) => !wanted || wanted.has(normalPath(citation.path)));
+    const cited = (entity.citations ?? []).filter((citation) => !wanted || wanted.has(normalCitedPath(citation.path)));
     if (!cited.length) return [];
     const citations = cited.map((citation) => statusOf(folders, citation, files));
     return [{ entity, citations, stale: noteOf(citations) !== undefined }];

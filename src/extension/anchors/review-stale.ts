@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 
+import { citedFile } from '../../core/anchors/citations';
 import type { CitedEntityReport } from '../../core/anchors/staleness';
 import type { Citation, Entity } from '../../core/types';
 import { COMMANDS } from '../commands/ids';
@@ -8,6 +9,7 @@ import { collectionOf } from '../store/collections';
 import { openEntity, reporting } from '../ui';
 import type { Views } from '../views';
 import { entityLabel } from '../views/labels';
+import { citationFolders } from './folders';
 
 /** A read-only document of cited lines: as they were when cited, or as they are now. */
 const SCHEME = 'workspace-memory-cited';
@@ -38,13 +40,10 @@ class CitedLines implements vscode.TextDocumentContentProvider {
 
 /** The cited lines of the file now, or '' when they cannot be read (the file is gone). */
 async function linesNow(citation: Citation): Promise<string> {
-  const folder = vscode.workspace.workspaceFolders ?? [];
-  const [first, ...rest] = citation.path.split('/');
-  const root = folder.length > 1 ? folder.find((candidate) => candidate.name === first) : folder[0];
-  if (!root) return '';
-  const relative = folder.length > 1 ? rest.join('/') : citation.path;
   try {
-    const bytes = await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root.uri, relative));
+    // Resolved as the store resolves it: the same folder names, and never out of the workspace.
+    const file = citedFile(citationFolders(vscode.workspace.workspaceFolders ?? []), citation.path);
+    const bytes = await vscode.workspace.fs.readFile(vscode.Uri.file(file));
     const lines = new TextDecoder().decode(bytes).split(/\r\n|\r|\n/);
     return lines.slice(citation.startLine - 1, citation.endLine).join('\n');
   } catch {

@@ -27,6 +27,9 @@ export class StaleMemories implements vscode.Disposable {
   constructor(private readonly services: Services) {
     const watcher = vscode.workspace.createFileSystemWatcher('**/*');
     const fileChanged = (uri: vscode.Uri) => {
+      // Every file change in the workspace comes here (a branch switch brings thousands): with nothing
+      // cited, nothing is looked at.
+      if (this.citedPaths.size === 0) return;
       const cited = citedPathOf(uri);
       if (cited !== undefined && this.citedPaths.has(cited)) this.schedule(true);
     };
