@@ -40,8 +40,8 @@ export {
   type CitationCheck,
   type CitationState,
   CitedFiles,
-  type WorkspaceFolder,
 } from './anchors/citations';
+export type { WorkspaceFolder } from './anchors/workspace-paths';
 export type {
   CitationCheckOptions,
   CitationReport,

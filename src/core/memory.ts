@@ -2,7 +2,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import type { Embedder } from './ai/embedder';
-import { anchorAll, CitedFiles, normalizeFolders, type WorkspaceFolder } from './anchors/citations';
+import { anchorAll, CitedFiles, normalizeFolders } from './anchors/citations';
+import type { WorkspaceFolder } from './anchors/workspace-paths';
 import {
   checkCitations,
   type CitationCheckOptions,
@@ -409,6 +410,7 @@ export class Memory {
           this.knowledge.search(agent, text, limit, { includeShared }),
         profile: async (agent, user) =>
           (await this.profiles.getByUser(agent, user)) ?? (await this.profiles.getSharedByUser(user)),
+        folders: this.workspaceFolders,
         provenance: async (ids) => headProvenance(this.db, ids),
         staleness: async (entities) => staleNotes(this.workspaceFolders, entities, this.citedFiles),
         markRecalled: async (ids) => this.recordAccess(ids),

@@ -50,6 +50,8 @@ export interface Citation extends CitationRequest {
   text: string;
   /** SHA-256 of all the cited lines with whitespace runs collapsed: what a check compares. */
   hash: string;
+  /** The git commit the folder was at when the lines were cited, where it is a git repository. */
+  commit?: string;
 }
 
 export interface MemoryEntity extends EntityBase {
@@ -61,6 +63,8 @@ export interface MemoryEntity extends EntityBase {
   /** The memory this one corrects, which it retired (superseded). */
   supersedes?: string;
   citations?: Citation[];
+  /** Globs of the files the memory is about (`src/**\/*.ts`), like Copilot's `applyTo`. */
+  appliesTo?: string[];
 }
 
 export interface SkillEntity extends EntityBase {
@@ -70,6 +74,8 @@ export interface SkillEntity extends EntityBase {
   category: SkillCategory;
   status: SkillStatus;
   citations?: Citation[];
+  /** Globs of the files the skill is about. */
+  appliesTo?: string[];
 }
 
 export interface KnowledgeEntity extends EntityBase, Omit<KnowledgeInput, 'tags'> {
@@ -119,6 +125,8 @@ export interface MemoryInput {
   supersedes?: string;
   /** Code the memory is about: given as path and lines, stored with what the lines said. */
   citations?: (CitationRequest | Citation)[];
+  /** Globs of the files the memory is about, workspace-relative (`src/**\/*.ts`, `*.md`). */
+  appliesTo?: string[];
 }
 export interface SkillInput {
   content: string;
@@ -126,6 +134,7 @@ export interface SkillInput {
   category?: SkillCategory;
   status?: SkillStatus;
   citations?: (CitationRequest | Citation)[];
+  appliesTo?: string[];
 }
 export interface KnowledgeInput {
   content: string;

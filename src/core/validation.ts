@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 
+import { globProblem } from './anchors/applies-to';
 import { MemoryError } from './errors';
 import { findJsonProblem, formatJsonPath, type JsonBounds } from './json-guard';
 import { lazy } from './lazy';
@@ -40,6 +41,9 @@ export const LIMITS = {
   maxCitationText: 16 * 1024,
   /** The name of the symbol around cited lines, as an editor gives it. */
   maxCitationSymbol: 200,
+  /** `appliesTo` globs per memory or skill, and the length of one. */
+  maxAppliesTo: 20,
+  maxGlob: 300,
 } as const;
 
 // Path separators, parent references and colons are refused so an id can
@@ -160,6 +164,10 @@ const inputSchemas = lazy(() => {
         .regex(/^[0-9a-f]{64}$/, 'a SHA-256 in hex')
         .optional(),
       symbol: z.string().min(1).max(LIMITS.maxCitationSymbol).optional(),
+      commit: z
+        .string()
+        .regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, 'a git commit id in hex')
+        .optional(),
     })
     .refine((cited) => cited.endLine >= cited.startLine, 'endLine comes before startLine')
     .refine(
@@ -168,6 +176,14 @@ const inputSchemas = lazy(() => {
     )
     .refine((cited) => (cited.text === undefined) === (cited.hash === undefined), 'text and hash go together');
   const citations = z.array(citation).max(LIMITS.maxCitations);
+  const glob = z
+    .string()
+    .max(LIMITS.maxGlob)
+    .superRefine((value, ctx) => {
+      const problem = globProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
+  const appliesTo = z.array(glob).max(LIMITS.maxAppliesTo);
   const full = {
     memory: z.strictObject({
       content,
@@ -176,6 +192,7 @@ const inputSchemas = lazy(() => {
       sourceSession: z.string().optional(),
       supersedes: z.string().optional(),
       citations: citations.optional(),
+      appliesTo: appliesTo.optional(),
     }),
     skill: z.strictObject({
       content,
@@ -183,6 +200,7 @@ const inputSchemas = lazy(() => {
       category: z.enum(SKILL_CATEGORIES).optional(),
       status: z.enum(SKILL_STATUSES).optional(),
       citations: citations.optional(),
+      appliesTo: appliesTo.optional(),
     }),
     knowledge: z.strictObject({
       content,

@@ -7,8 +7,8 @@ import {
   checkCitation,
   CitedFiles,
   MAX_CITED_LINES,
-  type WorkspaceFolder,
 } from '../../src/core/anchors/citations';
+import type { WorkspaceFolder } from '../../src/core/anchors/workspace-paths';
 import { MemoryError } from '../../src/core/errors';
 import type { Memory } from '../../src/core/memory';
 import { runOperation } from '../../src/core/operations';
@@ -473,7 +473,7 @@ describe('citations through the tools (memory_save, skill_save)', () => {
       );
       assert.equal((await memory.checkCitations()).counts.valid, 2);
       const about = await runOperation(context, 'memory_for_files', { paths: ['./deploy.sh'] });
-      assert.match(about.text, /^2 memories and skills cite `\.\/deploy\.sh`:/);
+      assert.match(about.text, /^2 memories and skills are about `\.\/deploy\.sh`:/);
       assert.match(about.text, /cites `deploy\.sh:2` \(valid\)/);
       fs.writeFileSync(path.join(root, 'deploy.sh'), 'set -e\ndocker compose up --wait\n');
       const changed = await runOperation(context, 'memory_for_files', { paths: ['deploy.sh'] });
@@ -481,7 +481,7 @@ describe('citations through the tools (memory_save, skill_save)', () => {
       assert.match(changed.text, /cites `deploy\.sh:2` \(changed\)/);
       assert.equal(
         (await runOperation(context, 'memory_for_files', { paths: ['other.sh'] })).text,
-        'Nothing in memory cites `other.sh`.',
+        'Nothing in memory is about `other.sh`.',
       );
       await rejectsWith(runOperation(context, 'memory_for_files', { paths: [] }), 'INVALID_INPUT');
       // Another user's memories stay theirs.

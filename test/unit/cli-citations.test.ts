@@ -59,7 +59,7 @@ describe('cli: citations', function () {
 
     source(['// header', '// moved down', ...CODE.map((line) => line.replace('attempt()', 'attempt(i)'))]);
     const stale = cli(['citations', 'check', '--json']);
-    assert.equal(stale.code, 1, 'a stale memory fails the check');
+    assert.equal(stale.code, 3, "a stale memory fails the check with its own code, not an error's 1");
     const report = JSON.parse(stale.stdout) as { counts: Record<string, number>; entities: { stale: boolean }[] };
     assert.deepEqual(report.counts, { valid: 0, moved: 0, changed: 1, missing: 0 });
     assert.equal(report.entities[0]!.stale, true);
@@ -90,10 +90,34 @@ describe('cli: citations', function () {
       const again = cli(['citations', 'check', '--workspace', elsewhere]);
       assert.match(again.stdout, /notes\.md:2 → 3-3 \(re-anchored\)/, 'the dry run wrote nothing');
       // From the store's folder alone, the file is not there: the skill is stale.
-      assert.equal(cli(['citations', 'check']).code, 1);
+      assert.equal(cli(['citations', 'check']).code, 3);
     } finally {
       fs.rmSync(elsewhere, { recursive: true, force: true });
     }
+  });
+
+  it('save --applies-to names the kind of file a memory is about; memory_for_files finds it; a bad glob is refused', () => {
+    const saved = cli(['save', 'memory', '--content', 'Retries back off', '--applies-to', 'src/**/*.js', '--json']);
+    assert.equal(saved.code, 0, saved.stderr);
+    assert.deepEqual((JSON.parse(saved.stdout) as { entity: { appliesTo: string[] } }).entity.appliesTo, [
+      'src/**/*.js',
+    ]);
+    const about = cli(['call', 'memory_for_files', '{"paths":["src/retry.js"]}']);
+    assert.equal(about.code, 0, about.stderr);
+    assert.match(about.stdout, /applies to `src\/\*\*\/\*\.js`/);
+    const bad = cli(['save', 'memory', '--content', 'x', '--applies-to', 'src/[a-']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /"src\/\[a-" is not a glob/);
+    assert.match(cli(['stats']).stdout, /^commits\s+1$/m, 'only the first save was written');
+  });
+
+  it('citations check exits 3 on a stale memory and 1 when it cannot run, so CI can tell them apart', () => {
+    assert.equal(cli(['save', 'memory', '--content', 'retry', '--cite', 'src/retry.js:2-2']).code, 0);
+    source(['// header', 'export function retry(times) {']);
+    assert.equal(cli(['citations', 'check']).code, 3);
+    const broken = cli(['citations', 'check', '--agent', 'a/b']);
+    assert.equal(broken.code, 1, broken.stderr);
+    assert.match(broken.stderr, /\[INVALID_ID\]/);
   });
 
   it('refuses bad citations with a clear reason and writes nothing', () => {

@@ -108,14 +108,58 @@ describe('entity documents', () => {
     rejects(() => parseEntityDocument(renderEntity(session), session), /cannot be edited/);
   });
 
-  it('restores every editable field of an old version', () => {
+  it('restores every editable field of an old version, and what it cited; what it did not have is cleared', () => {
     const skill: SkillEntity = { ...memory, type: 'skill', category: 'procedure', status: 'draft' };
     assert.deepEqual(restorableFields(skill), {
       content: skill.content,
       category: 'procedure',
       status: 'draft',
       tags: ['deploy', 'ops'],
+      appliesTo: [],
+      citations: [],
     });
+    const citation = { path: 'deploy.sh', startLine: 2, endLine: 3, text: 'a\nb', hash: 'f'.repeat(64) };
+    const cited: MemoryEntity = { ...memory, citations: [citation], appliesTo: ['deploy/**'] };
+    assert.deepEqual(restorableFields(cited), {
+      content: memory.content,
+      category: memory.category,
+      tags: memory.tags,
+      appliesTo: ['deploy/**'],
+      citations: [citation],
+    });
+  });
+
+  it('shows what a memory cites as read-only header lines and its appliesTo globs as an editable field', () => {
+    const citation = {
+      path: 'src/app.ts',
+      startLine: 10,
+      endLine: 24,
+      text: 'x',
+      hash: 'f'.repeat(64),
+      symbol: 'App.run',
+    };
+    const cited: MemoryEntity = {
+      ...memory,
+      citations: [citation, { ...citation, startLine: 3, endLine: 3, symbol: undefined }],
+    };
+    const text = renderEntity({ ...cited, appliesTo: ['src/**/*.ts'] });
+    assert.match(text, /^# cites src\/app\.ts:10-24 \(App\.run\)$/m);
+    assert.match(text, /^# cites src\/app\.ts:3$/m);
+    assert.match(text, /^appliesTo: \[src\/\*\*\/\*\.ts\]$/m);
+    // The globs are edited like tags: changed, added, or cleared by deleting the line.
+    assert.deepEqual(
+      parseEntityDocument(text.replace('[src/**/*.ts]', '["src/**/*.tsx"]'), { ...cited, appliesTo: ['src/**/*.ts'] }),
+      {
+        appliesTo: ['src/**/*.tsx'],
+      },
+    );
+    assert.deepEqual(parseEntityDocument(renderEntity(cited).replace('---\n', '---\nappliesTo: ["*.md"]\n'), cited), {
+      appliesTo: ['*.md'],
+    });
+    assert.deepEqual(
+      parseEntityDocument(text.replace(/^appliesTo:.*\n/m, ''), { ...cited, appliesTo: ['src/**/*.ts'] }),
+      { appliesTo: [] },
+    );
   });
 
   it('finds the line a refused save is about, for the mark in the editor', () => {

@@ -263,6 +263,18 @@ describe('bad input', () => {
         'INVALID_INPUT',
       );
     },
+    maxAppliesTo: async () => {
+      const globs = Array.from({ length: LIMITS.maxAppliesTo + 1 }, (_, i) => `src/part${i}/**`);
+      const [saved] = await memory.skills.save('a', undefined, { content: 'x', appliesTo: globs.slice(0, -1) });
+      assert.equal(saved.appliesTo?.length, LIMITS.maxAppliesTo);
+      await rejectsWith(memory.skills.save('a', undefined, { content: 'x', appliesTo: globs }), 'INVALID_INPUT');
+    },
+    maxGlob: async () => {
+      const glob = `${'d'.repeat(LIMITS.maxGlob - 5)}/**.*`;
+      const [saved] = await memory.memories.save('a', 'u', { content: 'x', appliesTo: [glob] });
+      assert.deepEqual(saved.appliesTo, [glob]);
+      await rejectsWith(memory.memories.save('a', 'u', { content: 'x', appliesTo: [`d${glob}`] }), 'INVALID_INPUT');
+    },
   };
   for (const [name, check] of Object.entries(boundaries)) {
     it(`${name} (${LIMITS[name as keyof typeof LIMITS]}): exactly at it passes, one over is refused`, check);

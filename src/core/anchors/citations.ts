@@ -10,18 +10,13 @@ import { guardText } from '../secrets/guard';
 import { sha256 } from '../store/hashing';
 import type { Citation, CitationRequest } from '../types';
 import { LIMITS } from '../validation';
+import { normalCitedPath, type WorkspaceFolder } from './workspace-paths';
 
 /*
  * Citations: a memory's link to the code it is about (issue #13). A citation
  * names lines of a workspace file and keeps what they said, so a later check
  * can tell whether they still say it, moved, changed or are gone.
  */
-
-/** A workspace folder citations resolve against; `name` leads the path in a multi-root workspace. */
-export interface WorkspaceFolder {
-  name: string;
-  path: string;
-}
 
 /**
  * Workspace folders as given to Memory.open, checked: each with a name (the
@@ -89,16 +84,6 @@ const redactText = (text: string): string => guardText(text, 'redact').text;
 
 /** Whether kept text had a secret redacted out of it (its check then redacts the lines it compares too). */
 const REDACTED = /\[redacted: [^\]]+\]/;
-
-/** A cited path as it is stored: `/`-separated, without `./`, `//` or a trailing `/`. */
-export function normalCitedPath(cited: string): string {
-  return cited
-    .trim()
-    .replace(/\\/g, '/')
-    .split('/')
-    .filter((part) => part !== '' && part !== '.')
-    .join('/');
-}
 
 /**
  * The file a citation path names: `<folder name>/<relative path>` in a

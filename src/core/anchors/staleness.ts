@@ -13,9 +13,9 @@ import {
   type CitationState,
   citedFile,
   CitedFiles,
-  normalCitedPath,
-  type WorkspaceFolder,
 } from './citations';
+import { appliesTo } from './applies-to';
+import { normalCitedPath, type WorkspaceFolder } from './workspace-paths';
 
 /** A memory or skill that cites code. */
 export type CitingEntity = MemoryEntity | SkillEntity;
@@ -33,6 +33,8 @@ export interface CitationStatus {
 export interface CitedEntityReport {
   entity: CitingEntity;
   citations: CitationStatus[];
+  /** The entity's `appliesTo` globs that match the files asked about (none when it only cites them). */
+  matchedGlobs?: string[];
   /** A citation changed or is missing: what the entity says may no longer be true. */
   stale: boolean;
 }
@@ -99,9 +101,10 @@ export function staleNotes(
 
 /**
  * The memories and skills an agent (and a user) can see that cite any of
- * `paths` (any file when left out), oldest first, each with the citations of those files and their
- * state now: what an agent about to edit the files should know. Writes
- * nothing.
+ * `paths` or whose `appliesTo` globs match one (every one that cites code
+ * or names files when left out), oldest first, each with the citations of
+ * those files and their state now: what an agent about to edit the files
+ * should know. Writes nothing.
  */
 export function citingFiles(
   db: Database,
@@ -110,13 +113,19 @@ export function citingFiles(
   scope: { agentId: string; userId?: string },
   paths?: readonly string[],
 ): CitedEntityReport[] {
-  const wanted = paths && new Set(paths.map(normalCitedPath));
+  const wanted = paths && [...new Set(paths.map(normalCitedPath))];
   return citingEntities(db, scope.agentId).flatMap((entity) => {
     if (entity.userId !== undefined && entity.userId !== scope.userId) return [];
-    const cited = (entity.citations ?? []).filter((citation) => !wanted || wanted.has(normalCitedPath(citation.path)));
-    if (!cited.length) return [];
+    const cited = (entity.citations ?? []).filter(
+      (citation) => !wanted || wanted.includes(normalCitedPath(citation.path)),
+    );
+    const globs = entity.appliesTo ?? [];
+    const matchedGlobs = wanted ? globs.filter((glob) => wanted.some((file) => appliesTo([glob], file, folders))) : globs;
+    if (!cited.length && !matchedGlobs.length) return [];
     const citations = cited.map((citation) => statusOf(folders, citation, files));
-    return [{ entity, citations, stale: noteOf(citations) !== undefined }];
+    return [
+      { entity, citations, ...(matchedGlobs.length ? { matchedGlobs } : {}), stale: noteOf(citations) !== undefined },
+    ];
   });
 }
 
@@ -148,7 +157,7 @@ async function reanchor(
   }
 }
 
-/** Live memories and skills whose current version has citations, through the small refs_cites index. */
+/** Live memories and skills whose current version cites code or names files by appliesTo, through the small refs_cites index. */
 function citingEntities(db: Database, agentId: string | undefined): CitingEntity[] {
   const agent = agentId === undefined ? '' : ` AND r.agent_id IN (?, '${SHARED_AGENT_ID}')`;
   return db
@@ -162,7 +171,8 @@ function citingEntities(db: Database, agentId: string | undefined): CitingEntity
     .map(rowToEntity)
     .filter(
       (entity): entity is CitingEntity =>
-        (entity.type === 'memory' || entity.type === 'skill') && !!entity.citations?.length,
+        (entity.type === 'memory' || entity.type === 'skill') &&
+        (!!entity.citations?.length || !!entity.appliesTo?.length),
     );
 }
 
@@ -194,6 +204,7 @@ export async function checkCitations(
   // One look at each file for the whole run: many citations share a file.
   const files = new CitedFiles();
   for (const entity of citingEntities(db, options.agentId)) {
+    if (!entity.citations?.length) continue;
     const citations = (entity.citations ?? []).map((citation) => statusOf(folders, citation, files));
     for (const { state } of citations) counts[state]++;
     entities.push({ entity, citations, stale: noteOf(citations) !== undefined });

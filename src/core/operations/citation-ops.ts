@@ -14,7 +14,7 @@ export const memoryForFiles = defineOperation({
   name: 'memory_for_files',
   title: 'Memories about files',
   description:
-    "Finds the memories and skills that cite lines of the given workspace files, so you know what is recorded about that code before you change it: decisions, conventions, known issues. Use it when you start working on a file. Each item comes with the lines it cites and whether that code changed since (then the item may be outdated). Returns each item's content, id and citations.",
+    "Finds the memories and skills that cite lines of the given workspace files or apply to them by glob, so you know what is recorded about that code before you change it: decisions, conventions, known issues. Use it when you start working on a file. Each item comes with the lines it cites and whether that code changed since (then the item may be outdated), or the globs by which it applies. Returns each item's content, id and citations.",
   input: z.strictObject({
     paths: z
       .array(z.string().trim().min(1).max(LIMITS.maxCitationPath))
@@ -31,15 +31,22 @@ export const memoryForFiles = defineOperation({
     const files = args.paths.map((cited) => quoteInline(cited, 200)).join(', ');
     const text = found.length
       ? storedText(
-          `${counted(found.length, 'memory or skill cites', 'memories and skills cite')} ${files}:`,
-          found.map(({ entity, citations }) =>
+          `${counted(found.length, 'memory or skill is', 'memories and skills are')} about ${files}:`,
+          found.map(({ entity, citations, matchedGlobs }) =>
             [
               quoteEntity(entity, { stale: noteOf(citations), shown: clip(entity.content) }),
-              `cites ${citations.map(({ citation, state }) => `${quoteInline(where(citation), 200)} (${state})`).join(', ')}`,
+              ...(citations.length
+                ? [
+                    `cites ${citations.map(({ citation, state }) => `${quoteInline(where(citation), 200)} (${state})`).join(', ')}`,
+                  ]
+                : []),
+              ...(matchedGlobs?.length
+                ? [`applies to ${matchedGlobs.map((glob) => quoteInline(glob, 200)).join(', ')}`]
+                : []),
             ].join('\n'),
           ),
         )
-      : `Nothing in memory cites ${files}.`;
+      : `Nothing in memory is about ${files}.`;
     return { text, data: { found } };
   },
 });

@@ -55,3 +55,11 @@ export const citations = z
   .describe(
     'The code this is about, when it is about specific lines: the lines are read and kept with it, so that it is marked as possibly outdated once that code changes. A path outside the workspace or lines beyond the end of the file are refused.',
   );
+
+/** Globs of the files a memory or skill is about, for knowledge that holds for a kind of file (anchors/applies-to.ts). */
+export const appliesTo = z
+  .array(z.string().trim().min(1).max(LIMITS.maxGlob))
+  .max(LIMITS.maxAppliesTo)
+  .describe(
+    'The files this is about, when it holds for a kind of file rather than specific lines: globs relative to the workspace folder, e.g. ["src/**/*.test.ts", "*.sql"]. It then comes up whenever those files are worked on.',
+  );

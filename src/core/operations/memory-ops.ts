@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { MemoryError } from '../errors';
 import { recallText } from '../recall/recall';
 import { MEMORY_CATEGORIES, type MemoryEntity } from '../types';
-import { citations,content, entityId, limit, query, tags } from './fields';
+import { appliesTo, citations, content, entityId, limit, query, tags } from './fields';
 import { counted, historyLine, quotedResult, storedText } from './render';
 import { inScope, notInScope, requireMemoryInScope } from './scope';
 import { defineOperation, EVERY_SURFACE } from './types';
@@ -38,6 +38,7 @@ export const memorySave = defineOperation({
         'The id of the memory this one corrects (from memory_search): it is retired from search and recall, its history kept. With category "correction" and no id, the most similar memory is the one corrected.',
       ),
     citations: citations.optional(),
+    appliesTo: appliesTo.optional(),
   }),
   // It may replace a near-duplicate's content (the old text stays in its
   // history); VS Code asks first only when it would (see extension/tools).

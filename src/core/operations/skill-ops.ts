@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { SKILL_CATEGORIES, SKILL_STATUSES } from '../types';
-import { citations,content, limit, query, tags } from './fields';
+import { appliesTo, citations, content, limit, query, tags } from './fields';
 import { counted, quotedResult, storedText } from './render';
 import { defineOperation, EVERY_SURFACE } from './types';
 
@@ -27,6 +27,7 @@ export const skillSave = defineOperation({
         'active (the default for a new skill): current; draft: not yet confirmed; deprecated: kept for reference, no longer followed.',
       ),
     citations: citations.optional(),
+    appliesTo: appliesTo.optional(),
   }),
   // Like memory_save, it may give a near-duplicate the new content (VS Code asks first only then).
   effect: 'destructive',

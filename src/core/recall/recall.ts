@@ -1,4 +1,6 @@
+import { appliesTo } from '../anchors/applies-to';
 import type { StaleNote } from '../anchors/staleness';
+import type { WorkspaceFolder } from '../anchors/workspace-paths';
 import { MemoryError } from '../errors';
 import type { SearchResult } from '../search/searcher';
 import { type ItemProvenance, quoteEntity, STORED_DATA_NOTICE } from '../trust/framing';
@@ -29,8 +31,9 @@ export interface RecallOptions {
   staleness?: StalenessMode;
   /**
    * Files being worked on (workspace-relative, as citations write them, e.g.
-   * the active editor's): memories and skills that cite one rank as if they
-   * matched CITING_BOOST times better (scores stay at most 1).
+   * the active editor's): memories and skills that cite one, or whose
+   * `appliesTo` globs match one, rank as if they matched CITING_BOOST times
+   * better (scores stay at most 1).
    */
   files?: readonly string[];
 }
@@ -89,6 +92,8 @@ export interface RecallSource {
     includeShared: boolean,
   ): Promise<SearchResult<KnowledgeEntity>[]>;
   profile(agentId: string, userId: string): Promise<ProfileEntity | null>;
+  /** The workspace folders `appliesTo` globs are matched in (see anchors/applies-to.ts). */
+  folders?: readonly WorkspaceFolder[];
   /**
    * Who wrote each of these entities, for the sources that know: shown on
    * each item's source line. Without it, items carry no provenance.
@@ -149,10 +154,12 @@ export async function recall(
       ? source.searchKnowledge(agentId, query, maxItems, options.includeSharedKnowledge ?? true)
       : [],
   ]);
-  const working = new Set(options.files ?? []);
+  const working = [...new Set(options.files ?? [])];
+  const concernsWork = (entity: MemoryEntity | SkillEntity) =>
+    entity.citations?.some((citation) => working.includes(citation.path)) ||
+    working.some((file) => appliesTo(entity.appliesTo, file, source.folders ?? []));
   const boosted = (entity: RecallItem['entity'], score: number) =>
-    (entity.type === 'memory' || entity.type === 'skill') &&
-    entity.citations?.some((citation) => working.has(citation.path))
+    working.length && (entity.type === 'memory' || entity.type === 'skill') && concernsWork(entity)
       ? Math.min(1, score * CITING_BOOST)
       : score;
   const candidates: RecallItem[] = [

@@ -32,6 +32,11 @@ import { AccessCounts, AuditLog, sideTable } from './side-tables';
  */
 export type VersionBody = { type: EntityType; agentId: string; userId?: string } & Record<string, unknown>;
 
+/** Whether a version is about code: it cites lines or names files by `appliesTo` (found through refs_cites). */
+const anchored = (body: Record<string, unknown>): boolean =>
+  (Array.isArray(body.citations) && body.citations.length > 0) ||
+  (Array.isArray(body.appliesTo) && body.appliesTo.length > 0);
+
 /** Fields that hold ids (scopes and links), never redacted: see guardBody. */
 const ID_FIELDS: ReadonlySet<string> = new Set([
   'type',
@@ -287,7 +292,7 @@ export class EntityStore {
       typeof request.body.source === 'string' ? request.body.source : null,
       searchRowid,
       place,
-      Array.isArray(body.citations) && body.citations.length > 0 ? 1 : null,
+      anchored(body) ? 1 : null,
     );
     return {
       entity: entityFromBody(request.id, request.body, createdAt, commit.time),

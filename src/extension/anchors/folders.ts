@@ -3,7 +3,7 @@ import * as path from 'node:path';
 
 import * as vscode from 'vscode';
 
-import type { WorkspaceFolder } from '../../core/anchors/citations';
+import type { WorkspaceFolder } from '../../core/anchors/workspace-paths';
 
 /**
  * The workspace's folders on disk as citations name them: by the folder's

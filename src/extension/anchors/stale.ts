@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
 
+import { appliesTo } from '../../core/anchors/applies-to';
 import type { CitedEntityReport } from '../../core/anchors/staleness';
 import type { Services } from '../services';
-import { citedPathOf } from './folders';
+import { citationFolders, citedPathOf } from './folders';
 
 /** How long a burst of file changes (a save, a branch switch) settles before the citations are checked. */
 const SETTLE_MS = 250;
@@ -49,9 +50,14 @@ export class StaleMemories implements vscode.Disposable {
     return this.citedPaths.has(path);
   }
 
-  /** The memories and skills that cite `path` (as citations write it), oldest first. */
+  /** The memories and skills that cite `path` (as citations write it) or whose `appliesTo` globs match it, oldest first. */
   citing(path: string): readonly CitedEntityReport[] {
-    return this.reports.filter((report) => report.entity.citations?.some((citation) => citation.path === path));
+    const folders = citationFolders(vscode.workspace.workspaceFolders ?? []);
+    return this.reports.filter(
+      (report) =>
+        report.entity.citations?.some((citation) => citation.path === path) ||
+        appliesTo(report.entity.appliesTo, path, folders),
+    );
   }
 
   /** The stale ones, oldest first. */
@@ -79,12 +85,12 @@ export class StaleMemories implements vscode.Disposable {
       // A moved citation is written at its new lines (a commit by the anchoring step), then looked up as current.
       if (check) await memory.checkCitations({ agentId });
       const reports = await memory.citedEntities(agentId, userId);
-      const before = staleKey(this.reports);
+      const before = shownKey(this.reports);
       this.reports = reports;
       this.citedPaths = new Set(
         reports.flatMap((report) => report.entity.citations?.map((citation) => citation.path) ?? []),
       );
-      if (staleKey(reports) !== before) this.changed.fire();
+      if (shownKey(reports) !== before) this.changed.fire();
     } catch (error) {
       // The views keep what they showed; the store's own failures are reported where it opens.
       this.services.log.warn(`Checking citations: ${error instanceof Error ? error.message : String(error)}`);
@@ -97,11 +103,16 @@ export class StaleMemories implements vscode.Disposable {
   }
 }
 
-/** What the views show of the stale ones: which entities, and which of their citations. */
-function staleKey(reports: readonly CitedEntityReport[]): string {
+/**
+ * What the views show of the citing entities: which ones (This File, the
+ * lenses), their citations' places and states (the Stale group), their globs.
+ */
+function shownKey(reports: readonly CitedEntityReport[]): string {
   return JSON.stringify(
-    reports
-      .filter((report) => report.stale)
-      .map((report) => [report.entity.id, report.citations.map(({ citation, state }) => [citation.path, state])]),
+    reports.map(({ entity, citations }) => [
+      entity.id,
+      entity.updatedAt,
+      citations.map(({ citation, state }) => [citation.path, citation.startLine, state]),
+    ]),
   );
 }

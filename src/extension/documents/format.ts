@@ -12,8 +12,8 @@ import type { CommitInfo, Entity, EntityType, KnowledgeEntity, UpdateByType } fr
 
 /** Which fields each type lets a user edit, besides `content`. Sessions are records, edited by nobody. */
 const EDITABLE: Record<EntityType, readonly string[]> = {
-  memory: ['category', 'tags'],
-  skill: ['category', 'status', 'tags'],
+  memory: ['category', 'tags', 'appliesTo'],
+  skill: ['category', 'status', 'tags', 'appliesTo'],
   knowledge: ['title', 'tags', 'questions'],
   session: [],
   profile: ['metadata'],
@@ -24,7 +24,14 @@ const EDITABLE: Record<EntityType, readonly string[]> = {
  * matter: deleting `tags:` clears the tags. Category and status always have
  * a value, so a deleted line leaves them as they are.
  */
-const CLEARED: Readonly<Record<string, unknown>> = { tags: [], questions: [], metadata: {}, title: '' };
+const CLEARED: Readonly<Record<string, unknown>> = {
+  tags: [],
+  questions: [],
+  metadata: {},
+  title: '',
+  appliesTo: [],
+  citations: [],
+};
 
 export function isEditable(type: EntityType): boolean {
   return type !== 'session';
@@ -51,6 +58,14 @@ function describe(entity: Entity): string[] {
     return isSyncedChunk(entity) ? [`# ${sourcePlace(entity)}`, ...lines] : [...lines, `# ${sourcePlace(entity)}`];
   }
   if (entity.type === 'memory' && entity.supersedes) lines.push(`# corrects ${entity.supersedes}`);
+  if (entity.type === 'memory' || entity.type === 'skill') {
+    // Read-only: a citation is made from lines chosen in the editor, not typed.
+    for (const { path, startLine, endLine, symbol } of entity.citations ?? []) {
+      lines.push(
+        `# cites ${path}:${startLine === endLine ? startLine : `${startLine}-${endLine}`}${symbol ? ` (${symbol})` : ''}`,
+      );
+    }
+  }
   return lines;
 }
 
@@ -257,7 +272,12 @@ export function parseEntityDocument(text: string, current: Entity): UpdateByType
 /** The fields of an old version that a restore writes back as a new version. */
 export function restorableFields(version: Entity): UpdateByType[EntityType] {
   const update: Record<string, unknown> = { content: version.content };
-  for (const key of EDITABLE[version.type]) update[key] = (version as unknown as Record<string, unknown>)[key];
+  // What the content cites goes back with it: the old text was about the old lines.
+  const keys =
+    version.type === 'memory' || version.type === 'skill'
+      ? [...EDITABLE[version.type], 'citations']
+      : EDITABLE[version.type];
+  for (const key of keys) update[key] = (version as unknown as Record<string, unknown>)[key] ?? CLEARED[key];
   if (version.type === 'knowledge') {
     for (const key of ['source', 'chunkIndex', 'headingPath', 'startLine', 'endLine', 'sourceHash'] as const) {
       if (version[key] !== undefined) update[key] = version[key];

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 
 import type { CitationReport, CitationStatus, CitedEntityReport } from '../../core/anchors/staleness';
 import { entityTitle } from '../../core/text';
-import { type GlobalOptions, withMemory, withStoreOptions, withWorkspaceOption } from './context';
+import { FOUND_EXIT_CODE, type GlobalOptions, withMemory, withStoreOptions, withWorkspaceOption } from './context';
 import { counted, inline, print, printJson } from './output';
 
 interface CheckOptions extends GlobalOptions {
@@ -48,7 +48,7 @@ export function registerCitationCommands(program: Command): void {
     .description('the code that memories and skills cite: check whether it still says what they cite');
   withWorkspaceOption(withStoreOptions(citations.command('check')))
     .description(
-      'check every citation against the workspace: moved lines are re-anchored; exits 1 when a memory or skill is stale (its cited code changed or is gone), for CI',
+      'check every citation against the workspace: moved lines are re-anchored; exits 3 when a memory or skill is stale (its cited code changed or is gone), 1 on an error, for CI',
     )
     .option('--agent <id>', "only this agent's memories and skills (and the shared skills)")
     .option('--no-reanchor', 'report moved citations without writing them at their new lines')
@@ -66,6 +66,6 @@ export function registerCitationCommands(program: Command): void {
         }
         print(summary(report));
       }
-      if (report.entities.some((entry) => entry.stale)) process.exitCode = 1;
+      if (report.entities.some((entry) => entry.stale)) process.exitCode = FOUND_EXIT_CODE;
     });
 }

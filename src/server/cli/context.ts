@@ -6,7 +6,7 @@ import { InvalidArgumentError, Option } from 'commander';
 
 import { OpenAiCompatibleEmbedder } from '../../core/ai/embedder';
 import { OpenAiCompatibleChat } from '../../core/ai/provider';
-import type { WorkspaceFolder } from '../../core/anchors/citations';
+import type { WorkspaceFolder } from '../../core/anchors/workspace-paths';
 import { MemoryError } from '../../core/errors';
 import { Memory } from '../../core/memory';
 import type { OperationScope } from '../../core/operations';
@@ -199,6 +199,13 @@ export async function pipedInput(): Promise<string | undefined> {
   const text = await readStdin(CONTENT_LIMIT);
   return text === '' ? undefined : text;
 }
+
+/**
+ * The exit status of a check that ran and found what it looks for (a stale
+ * citation): distinct from 1, an error (the store could not be opened), and
+ * 2, bad usage, so a CI job or hook can tell a finding from a broken run.
+ */
+export const FOUND_EXIT_CODE = 3;
 
 /** The exit status a shell gives a command stopped by Ctrl-C (128 + SIGINT). */
 export const INTERRUPTED_EXIT_CODE = 130;

@@ -30,6 +30,7 @@ interface FieldOptions {
   conversation?: string;
   input?: string;
   cite: CitationRequest[];
+  appliesTo: string[];
 }
 
 /** `--cite src/app.ts:10-24` (or `:10` for one line) as a citation request; anything else is bad usage. */
@@ -59,6 +60,12 @@ function withFieldOptions(command: Command): Command {
       'memory, skill: cite lines of a workspace file, e.g. src/app.ts:10-24 (repeat for more; update replaces them all)',
       parseCitation,
       [],
+    )
+    .option(
+      '--applies-to <glob>',
+      'memory, skill: the kind of file it is about, e.g. "src/**/*.test.ts" (repeat for more; update replaces them all)',
+      (glob: string, previous: string[]) => [...previous, glob],
+      [],
     );
 }
 
@@ -75,7 +82,8 @@ async function fieldsFrom(options: FieldOptions, stdin: 'when-needed' | 'alone')
     [options.tags, options.category, options.status, options.source, options.conversation].every(
       (option) => option === undefined,
     ) &&
-    options.cite.length === 0;
+    options.cite.length === 0 &&
+    options.appliesTo.length === 0;
   const content = await contentOf(options, fields, stdin === 'when-needed' || alone);
   if (content !== undefined) fields.content = content;
   if (options.tags !== undefined) fields.tags = options.tags.split(',');
@@ -84,6 +92,7 @@ async function fieldsFrom(options: FieldOptions, stdin: 'when-needed' | 'alone')
   if (options.source !== undefined) fields.source = options.source;
   if (options.conversation !== undefined) fields.conversationId = options.conversation;
   if (options.cite.length) fields.citations = options.cite;
+  if (options.appliesTo.length) fields.appliesTo = options.appliesTo;
   return fields;
 }
 

@@ -77,7 +77,7 @@ describe('language model tools', () => {
       );
       // What an agent about to edit the file asks for.
       const forFile = await invoke('memory_for_files', { paths: [relative] });
-      assert.match(forFile, new RegExp(`1 memory or skill cites \`${relative}\``));
+      assert.match(forFile, new RegExp(`1 memory or skill is about \`${relative}\``));
       assert.match(forFile, /make dredge-report/);
       assert.match(forFile, new RegExp(`cites \`${relative}:2\` \\(changed\\)`));
       await assert.rejects(
