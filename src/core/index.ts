@@ -83,6 +83,7 @@ export { sqliteAvailable } from './sqlite';
 export type { RevertFilter, RevertItem, RevertReport } from './trust/revert';
 export type { PendingItem, ReviewFilter, ReviewOutcome } from './trust/review';
 export type { Review } from './trust/review';
+export type { UnusedEntity, UnusedReport } from './trust/unused';
 export { DEFAULT_REVIEW, type ReviewMode, type ReviewPolicy } from './trust/review-policy';
 export * from './types';
 export { LIMITS } from './validation';

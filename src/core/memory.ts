@@ -15,6 +15,7 @@ import {
 import type { Collection, CollectionContext } from './collections/collection';
 import { type Groups, groupsOf } from './collections/groups';
 import { ProfileCollection } from './collections/profiles';
+import { type UnusedReport, unusedEntities } from './trust/unused';
 import { AgentScopedCollection, MemoryCollection } from './collections/searchable';
 import { SessionCollection } from './collections/sessions';
 import { MemoryError } from './errors';
@@ -156,6 +157,8 @@ export class Memory {
   /** Writes waiting for a person's approval: list, approve, reject. */
   readonly review: Review;
   private readonly reverter: Reverter;
+  /** The clock (MemoryOptions.now). */
+  private readonly now: () => Date;
   /** The folders citations resolve against (MemoryOptions.workspaceFolders). */
   private readonly workspaceFolders: readonly WorkspaceFolder[];
   /** What recall does with stale items unless a call says (MemoryOptions.staleness). */
@@ -177,6 +180,7 @@ export class Memory {
   ) {
     this.workspaceFolders = options.workspaceFolders ?? [];
     this.staleness = options.staleness;
+    this.now = options.now ?? (() => new Date());
     this.events = new EventBus(
       options.onHandlerError ??
         ((error, event) => console.error(`Workspace Memory: a ${event} handler failed:`, error)),
@@ -334,6 +338,21 @@ export class Memory {
     assertId(agentId, 'agent id');
     assertOptionalId(userId, 'user id');
     return citingFiles(this.db, this.workspaceFolders, this.citedFiles, { agentId, userId });
+  }
+
+  /**
+   * The memories and skills of an agent (and a user) that nothing used or
+   * changed for `days` days: recall never handed them to a model and no
+   * tool read them. Longest unused first, for a person to review; nothing
+   * is deleted.
+   */
+  async unused(
+    agentId: string,
+    userId: string | undefined,
+    days: number,
+    page?: { limit?: number; offset?: number },
+  ): Promise<UnusedReport> {
+    return unusedEntities(this.db, this.now(), { agentId, userId }, days, page);
   }
 
   /** The collection that holds entities of `type`. */

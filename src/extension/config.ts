@@ -3,6 +3,7 @@ import * as path from 'node:path';
 
 import * as vscode from 'vscode';
 
+import { MAX_UNUSED_DAYS } from '../core/trust/unused';
 import { SHARED_AGENT_ID } from '../core/types';
 import { LIMITS } from '../core/validation';
 
@@ -104,4 +105,14 @@ export function recallBudget(): { maxItems: number; maxChars: number } {
     maxItems: wholeSetting('recall.maxItems', 20, 1, 200),
     maxChars: wholeSetting('recall.maxChars', 8000, 500, 200_000),
   };
+}
+
+/**
+ * How many days without use put a memory or skill in the Not Used Lately
+ * group (`review.unusedDays`); 0, the default, leaves the group out. A bad
+ * value (negative, fractional, too large) counts as off rather than failing the view.
+ */
+export function unusedDays(): number {
+  const days = vscode.workspace.getConfiguration(SECTION).get<number>('review.unusedDays', 0);
+  return Number.isInteger(days) && days > 0 && days <= MAX_UNUSED_DAYS ? days : 0;
 }

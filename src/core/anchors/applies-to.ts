@@ -51,7 +51,11 @@ function matcher(glob: string): (path: string) => boolean {
  * Whether any of `globs` matches `cited` (a path as citations name it:
  * led by its folder's name in a multi-root workspace).
  */
-export function appliesTo(globs: readonly string[] | undefined, cited: string, folders: readonly WorkspaceFolder[]): boolean {
+export function appliesTo(
+  globs: readonly string[] | undefined,
+  cited: string,
+  folders: readonly WorkspaceFolder[],
+): boolean {
   if (!globs?.length) return false;
   const full = normalCitedPath(cited);
   const inFolder = folders.length > 1 ? full.split('/').slice(1).join('/') : full;

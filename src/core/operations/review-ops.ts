@@ -7,7 +7,6 @@ import { ADMIN_SURFACES, defineOperation } from './types';
 
 const MAX_SHOWN = 50;
 
-
 /**
  * What waits for review, for agents to see and not write twice. Approving
  * and rejecting are for people (the views, the CLI's `review`): no operation

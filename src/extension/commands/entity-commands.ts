@@ -27,8 +27,9 @@ export type EntityArgument = CollectionNode | CommitNode | vscode.Uri | undefine
 
 /** The entity a command is about: from its argument, else the active editor's memory document. */
 export async function resolveEntity(services: Services, argument: EntityArgument): Promise<Entity | undefined> {
-  // A row of Collections, or of Pending Review (the store's get leaves a write waiting for review out).
-  if (argument && 'kind' in argument && (argument.kind === 'entity' || argument.kind === 'pendingItem')) {
+  // A row of Collections (of its Stale and Not Used Lately groups too), or of Pending Review
+  // (the store's get leaves a write waiting for review out).
+  if (argument && 'kind' in argument && 'entity' in argument && argument.kind !== 'supersededItem') {
     return argument.entity;
   }
   const uri = argument instanceof vscode.Uri ? argument : vscode.window.activeTextEditor?.document.uri;
@@ -281,6 +282,16 @@ export function registerEntityCommands(context: vscode.ExtensionContext, service
             ? argument.commit.hash
             : (await resolveEntity(services, argument))?.id;
         if (id) await vscode.env.clipboard.writeText(id);
+      }),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.keepUsed,
+      run(vscode.l10n.t('Keeping the memory'), async (argument: EntityArgument) => {
+        const entity = await resolveEntity(services, argument);
+        if (!entity) return;
+        // Counted as a use, as a recall would: it leaves Not Used Lately until it goes unused again.
+        await services.use((memory) => collectionOf(memory, entity.type).incrementAccess([entity.id]));
+        views.collections.refresh();
       }),
     ),
     vscode.commands.registerCommand(

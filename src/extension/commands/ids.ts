@@ -39,6 +39,7 @@ export const COMMANDS = {
   rejectAll: 'workspaceMemory.rejectAll',
   revertWrites: 'workspaceMemory.revertWrites',
   reviewStale: 'workspaceMemory.reviewStale',
+  keepUsed: 'workspaceMemory.keepUsed',
   reinstate: 'workspaceMemory.reinstate',
   findSecrets: 'workspaceMemory.findSecrets',
 } as const;

@@ -16,6 +16,7 @@ export interface AnyCollection {
   update(id: string, update: UpdateByType[EntityType], options?: UpdateOptions): Promise<unknown>;
   delete(id: string): Promise<unknown>;
   count(agentId: string, userId?: string): Promise<number>;
+  incrementAccess(ids: readonly string[]): Promise<void>;
 }
 
 /** Whether T is a union of several types (true) or one (false). */

@@ -51,6 +51,7 @@ export const FACADE_METHODS = [
   'citingFiles',
   'citedEntities',
   'checkCitations',
+  'unused',
 ] as const;
 export type Namespace = (typeof NAMESPACES)[number];
 export type FacadeMethod = (typeof FACADE_METHODS)[number];

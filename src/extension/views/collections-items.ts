@@ -16,6 +16,7 @@ import {
   entityTooltip,
   INSTRUCTION_ICON,
   instructionWarning,
+  relativeTime,
   scopeLabel,
   TYPE_INFO,
   writerLabel,
@@ -142,10 +143,39 @@ export function collectionItem(node: CollectionNode): vscode.TreeItem {
         state: vscode.TreeItemCollapsibleState.Expanded,
         id: 'thisFile',
         description: `${node.path} · ${node.entities.length}`,
-        tooltip: vscode.l10n.t('Memories and skills that cite lines of {0}, the file in the active editor.', node.path),
+        tooltip: vscode.l10n.t(
+          'Memories and skills about {0}, the file in the active editor: those that cite its lines, and those whose appliesTo globs match it.',
+          node.path,
+        ),
         icon: new vscode.ThemeIcon('file-code'),
         context: 'group.thisFile',
       });
+    case 'unused':
+      return groupItem({
+        label: vscode.l10n.t('Not Used Lately'),
+        state: vscode.TreeItemCollapsibleState.Collapsed,
+        id: groupKey(node),
+        description: String(node.count),
+        tooltip: vscode.l10n.t(
+          'Memories and skills that recall has not handed to a model, no tool has read and no one has changed for {0} days (the setting workspaceMemory.review.unusedDays). Check whether they still earn their place: keep, edit or forget each. Nothing here is deleted by itself.',
+          node.days,
+        ),
+        icon: new vscode.ThemeIcon('history'),
+        context: 'group.unused',
+      });
+    case 'unusedItem': {
+      const { entity } = node;
+      const item = new vscode.TreeItem(entityLabel(entity), vscode.TreeItemCollapsibleState.None);
+      item.id = `unusedItem/${entity.id}`;
+      item.description = node.lastUsed
+        ? vscode.l10n.t('last used {0}', relativeTime(node.lastUsed))
+        : vscode.l10n.t('never used, written {0}', relativeTime(entity.updatedAt));
+      item.iconPath = new vscode.ThemeIcon(TYPE_INFO[entity.type].icon);
+      item.resourceUri = entityUri(entity);
+      item.contextValue = `entity.${entity.type}.unused`;
+      item.command = { command: COMMANDS.open, title: vscode.l10n.t('Open'), arguments: [{ kind: 'entity', entity }] };
+      return item;
+    }
     case 'stale':
       return groupItem({
         label: vscode.l10n.t('Stale'),
@@ -169,7 +199,7 @@ export function collectionItem(node: CollectionNode): vscode.TreeItem {
           : vscode.l10n.t('{0}:{1} changed', first?.path ?? '', first?.startLine ?? '');
       item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
       item.resourceUri = entityUri(entity);
-      item.contextValue = 'entity';
+      item.contextValue = `entity.${entity.type}`;
       item.command = {
         command: COMMANDS.open,
         title: vscode.l10n.t('Open'),
@@ -325,6 +355,7 @@ export function withTooltip(item: vscode.TreeItem, node: CollectionNode): vscode
     if (warning) appendWarning(tooltip, warning);
     item.tooltip = tooltip;
   }
+  if (node.kind === 'unusedItem') item.tooltip = entityTooltip(node.entity);
   if (node.kind === 'pendingItem') item.tooltip = pendingTooltip(node);
   if (node.kind === 'supersededItem') item.tooltip = supersededTooltip(node);
   if (node.kind === 'staleItem') {

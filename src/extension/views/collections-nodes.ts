@@ -9,7 +9,7 @@ import type { RemoteMemory } from '../store/client';
 /** A group whose rows are paged: its "Show more" row names it by this key. */
 export type Paged = Extract<
   CollectionNode,
-  { kind: 'pending' | 'superseded' | 'scope' | 'category' | 'user' | 'folder' | 'document' | 'loose' }
+  { kind: 'pending' | 'superseded' | 'unused' | 'scope' | 'category' | 'user' | 'folder' | 'document' | 'loose' }
 >;
 
 /** A memory a correction retired, and the id of the correction. */
@@ -22,7 +22,11 @@ export type CollectionNode =
   | ({ kind: 'pendingItem' } & PendingItem)
   /** The memories and skills whose cited code changed or is gone, after Pending Review while there are any. */
   | { kind: 'stale'; count: number }
-  /** The memories and skills that cite the file in the active editor (its path as citations write it). */
+  /** Memories and skills nothing used for `days` days (workspaceMemory.review.unusedDays), listed for review. */
+  | { kind: 'unused'; agentId: string; days: number; count: number }
+  /** One of them, and when it was last used (never, when undefined). */
+  | { kind: 'unusedItem'; entity: Entity; lastUsed?: string }
+  /** The memories and skills that cite the file in the active editor or whose appliesTo globs match it. */
   | { kind: 'thisFile'; path: string; entities: Entity[] }
   /** One of them, with which citations changed. */
   | { kind: 'staleItem'; entity: Entity; note: StaleNote }
@@ -64,6 +68,8 @@ export function groupKey(node: Paged): string {
       return `pending/${node.agentId}`;
     case 'superseded':
       return `superseded/${node.agentId}`;
+    case 'unused':
+      return `unused/${node.agentId}`;
     case 'scope':
       return `scope/${node.type}/${node.agentId}`;
     case 'category':

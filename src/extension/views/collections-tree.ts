@@ -6,6 +6,7 @@ import type { CommitInfo, Page } from '../../core/types';
 import { type Entity, ENTITY_TYPES, type EntityType, SHARED_AGENT_ID } from '../../core/types';
 import { citedPathOf } from '../anchors/folders';
 import type { StaleMemories } from '../anchors/stale';
+import { unusedDays } from '../config';
 import type { Services } from '../services';
 import { COLLECTION_OF } from '../store/collections';
 import { pendingCount, pendingItems } from '../trust/pending';
@@ -142,9 +143,11 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
       void vscode.commands.executeCommand('setContext', 'workspaceMemory.empty', total === 0 && waiting === 0);
       const rows: CollectionNode[] = total === 0 ? [] : types;
       const stale = this.staleMemories.stale.length;
+      const unused = await this.unusedGroup(memory, agentId);
       return [
         ...(waiting > 0 ? [{ kind: 'pending' as const, agentId, count: waiting }] : []),
         ...(stale > 0 ? [{ kind: 'stale' as const, count: stale }] : []),
+        ...unused,
         ...this.thisFile(),
         ...rows,
       ];
@@ -156,6 +159,12 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
         return this.superseded(worker, node);
       case 'thisFile':
         return node.entities.map((entity) => ({ kind: 'entity' as const, entity }));
+      case 'unused':
+        return this.page(node, node.count, async (offset, limit) => {
+          const { userId } = this.services.scope();
+          const { items } = await memory.unused(node.agentId, userId, node.days, { limit, offset });
+          return items.map(({ entity, lastUsed }) => ({ kind: 'unusedItem' as const, entity, lastUsed }));
+        });
       case 'stale':
         return this.staleMemories.stale.flatMap(({ entity, citations }) => {
           const note = noteOf(citations);
@@ -308,20 +317,32 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
   private async page(
     group: Paged,
     total: number,
-    read: (offset: number, limit: number) => Promise<Entity[]>,
+    read: (offset: number, limit: number) => Promise<(Entity | CollectionNode)[]>,
   ): Promise<CollectionNode[]> {
     const key = groupKey(group);
     const limit = this.shown.get(key) ?? PAGE;
-    const items: Entity[] = [];
-    while (items.length < limit) {
-      const want = Math.min(PAGE, limit - items.length);
-      const page = await read(items.length, want);
-      items.push(...page);
+    const rows: CollectionNode[] = [];
+    while (rows.length < limit) {
+      const want = Math.min(PAGE, limit - rows.length);
+      const page = await read(rows.length, want);
+      // Entities become plain entity rows; a group with rows of its own kind reads those.
+      rows.push(...page.map((item): CollectionNode => ('kind' in item ? item : { kind: 'entity', entity: item })));
       if (page.length < want) break;
     }
-    const rows: CollectionNode[] = items.map((entity) => ({ kind: 'entity', entity }));
-    if (items.length < total) rows.push({ kind: 'more', key, shown: items.length, total });
+    const shown = rows.length;
+    if (shown < total) rows.push({ kind: 'more', key, shown, total });
     return rows;
+  }
+
+  /** The Not Used Lately group, while the setting asks for it and it has something. */
+  private async unusedGroup(
+    memory: Awaited<ReturnType<Services['memory']>>,
+    agentId: string,
+  ): Promise<CollectionNode[]> {
+    const days = unusedDays();
+    if (days === 0) return [];
+    const { total } = await memory.unused(agentId, this.services.scope().userId, days, { limit: 1 });
+    return total > 0 ? [{ kind: 'unused', agentId, days, count: total }] : [];
   }
 
   getTreeItem(node: CollectionNode): vscode.TreeItem {

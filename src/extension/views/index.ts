@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { citedPathOf } from '../anchors/folders';
 import { StaleMemories } from '../anchors/stale';
 import { COMMANDS } from '../commands/ids';
+import { SECTION } from '../config';
 import { parseEntityUri } from '../documents/uris';
 import type { Services } from '../services';
 import { throttled } from '../throttled';
@@ -100,7 +101,7 @@ export function registerViews(context: vscode.ExtensionContext, services: Servic
     ),
     collectionsView.onDidChangeSelection(({ selection }) => {
       const node = selection[0];
-      if (node?.kind === 'entity' || node?.kind === 'pendingItem' || node?.kind === 'supersededItem') {
+      if (node && 'entity' in node) {
         history.show(node.entity);
       }
     }),
@@ -115,6 +116,9 @@ export function registerViews(context: vscode.ExtensionContext, services: Servic
     services.onDidChangeStore((change) => {
       history.storeChanged(change.entityIds);
       refresh.request();
+    }),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration(`${SECTION}.review.unusedDays`)) refresh.request();
     }),
     refresh,
   );

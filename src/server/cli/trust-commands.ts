@@ -6,7 +6,15 @@ import { oneLine } from '../../core/text';
 import type { RevertFilter, RevertItem } from '../../core/trust/revert';
 import type { PendingItem, ReviewOutcome } from '../../core/trust/review';
 import type { SecretHolder } from '../../core/trust/secret-audit';
-import { type GlobalOptions, withMemory, withStoreOptions } from './context';
+import type { UnusedEntity } from '../../core/trust/unused';
+import {
+  type GlobalOptions,
+  parseInteger,
+  type ScopeOptions,
+  withMemory,
+  withScopeOptions,
+  withStoreOptions,
+} from './context';
 import { counted, inline, print, printJson } from './output';
 import { consented } from './restore-confirm';
 
@@ -28,6 +36,11 @@ function revertLine(item: RevertItem): string {
   const verb = item.action.padEnd(7);
   const later = item.laterByOthers ? '  (also undoes later writes by others)' : '';
   return `  ${verb}  ${item.id}  ${counted(item.commits, 'write')}${later}\n      ${inline(item.preview)}`;
+}
+
+function unusedLine({ entity, lastUsed }: UnusedEntity): string {
+  const when = lastUsed ? `last used ${lastUsed.slice(0, 10)}` : `never used, written ${entity.updatedAt.slice(0, 10)}`;
+  return `${entity.id}  ${entity.type}  ${when}\n    ${oneLine(entity.content, 76)}`;
 }
 
 /** Ids from the arguments, or every pending write with --all; both or neither is bad usage. */
@@ -211,6 +224,25 @@ export function registerTrustCommands(program: Command): void {
         });
       },
     );
+
+  withScopeOptions(withStoreOptions(program.command('unused')))
+    .description(
+      'memories and skills that recall never handed to a model, no tool read and no one changed for --days days, longest unused first, for you to review (deletes nothing)',
+    )
+    .option('--days <n>', 'how long without use', parseInteger('--days'), 90)
+    .option('--limit <n>', 'how many to show (at most 1000)', parseInteger('--limit'), 50)
+    .action(async (options: ScopeOptions & { days: number; limit: number }) => {
+      const report = await withMemory(options, (memory) =>
+        memory.unused(options.agent, options.user, options.days, { limit: options.limit }),
+      );
+      if (options.json) return printJson(report);
+      if (!report.total) return print(`nothing went unused for ${counted(options.days, 'day')}`);
+      print(report.items.map(unusedLine).join('\n'));
+      const more = report.total - report.items.length;
+      print(
+        `${counted(report.total, 'memory or skill', 'memories and skills')} unused for ${counted(options.days, 'day')}${more > 0 ? ` (${more} more: --limit)` : ''}; keep, update or delete each`,
+      );
+    });
 
   withStoreOptions(program.command('reinstate <id>'))
     .description('put back a memory that a correction superseded (the undo of the correction), as a new commit')
