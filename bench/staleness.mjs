@@ -3,15 +3,23 @@
 // 1,517 commits) and this project's own repository. For pairs of commits
 // (old, new) along each history, code blocks of the old tree are cited (a
 // run of 3 to 30 non-blank lines, the way a memory cites a function or a
-// block), the new tree is checked, and each citation's state is scored
-// against git's own diff of the cited lines (-U0, whitespace at the ends of
-// lines ignored, as the check ignores it):
+// block), the new tree is checked the way `workspace-memory citations check`
+// checks it (a store's full check, which asks git about renames and
+// re-anchors what moved), and each citation's state is scored against git's
+// own diff of the cited lines (-U0, whitespace at the ends of lines ignored,
+// as the check ignores it):
 //   valid    no line of the block changed, and it did not move;
-//   moved    no line changed, but lines above it were added or removed;
-//   changed  a line of it changed, was removed, or lines were inserted in it;
-//   missing  the file was deleted (a rename is counted on its own line: the
-//            check does not follow renames yet).
-// Then the speed of checking 10,000 citations whose files did not change.
+//   moved    no line changed, but lines above it were added or removed, or
+//            its file was renamed (git diff -M): scored right when the store
+//            has it re-anchored at the right file and lines;
+//   changed  a line of it changed, was removed, or lines were inserted in it
+//            (in a renamed file too);
+//   missing  the file was deleted.
+// Besides the pairs spread over each history, pairs around the commits that
+// renamed code files, so that renames are scored at all. Both trees are git
+// worktrees of a clone (the citations record the old commit, as anchoring in
+// a repository does). Then the speed of checking 10,000 citations whose
+// files did not change, as recall checks them.
 //
 // Run: node bench/staleness.mjs   (BENCH_CORE=<core.js> to compare builds,
 // BENCH_REPOS=<git dir>[,<git dir>] for other repositories)
@@ -26,7 +34,7 @@ import { random } from './synthetic.mjs';
 
 const require = createRequire(import.meta.url);
 const here = path.dirname(new URL(import.meta.url).pathname);
-const { anchorCitation, checkCitation, CitedFiles } = require(
+const { anchorCitation, checkCitation, CitedFiles, Memory } = require(
   process.env.BENCH_CORE ?? path.join(here, '..', 'dist', 'core.js'),
 );
 
@@ -34,31 +42,47 @@ const CODE = /\.(js|mjs|cjs|ts)$/;
 /** Commit pairs per repository: a new commit this many first-parent commits after the old one. */
 const DISTANCES = [10, 40, 150];
 const PAIRS_PER_DISTANCE = 3;
+/** Pairs around commits that renamed code files: old just before one, new this many commits later. */
+const RENAME_PAIRS = 8;
+const RENAME_DISTANCE = 10;
 /** Citations per file and pair: enough files contribute, no single file dominates. */
 const PER_FILE = 6;
+/** A memory holds at most 20 citations. */
+const PER_MEMORY = 20;
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-staleness-'));
 const git = (repo, ...args) =>
   execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
 
+/**
+ * The repositories, cloned into the bench's folder: the trees are checked out
+ * as worktrees of the clones, never of a repository given (this one is being
+ * worked in).
+ */
 function repositories() {
-  if (process.env.BENCH_REPOS) return process.env.BENCH_REPOS.split(',').map((repo) => ({ name: path.basename(repo), repo }));
-  const commander = path.join(work, 'commander.js');
-  const bundle = path.join(here, '..', '..', 'shared', 'datasets', 'repos', 'commander.js.bundle');
-  execFileSync('git', ['clone', '--quiet', bundle, commander]);
-  return [
-    { name: 'commander.js', repo: commander },
-    { name: 'workspace-memory', repo: path.join(here, '..') },
-  ];
+  const sources = process.env.BENCH_REPOS
+    ? process.env.BENCH_REPOS.split(',').map((repo) => ({ name: path.basename(repo), source: repo }))
+    : [
+        {
+          name: 'commander.js',
+          source: path.join(here, '..', '..', 'shared', 'datasets', 'repos', 'commander.js.bundle'),
+        },
+        { name: 'workspace-memory', source: path.join(here, '..') },
+      ];
+  return sources.map(({ name, source }) => {
+    const repo = path.join(work, `${name}-clone`);
+    execFileSync('git', ['clone', '--quiet', '--no-checkout', source, repo]);
+    return { name, repo };
+  });
 }
 
-/** The tree of `commit` written out under `dir`. */
+/** The tree of `commit` checked out under `dir`, as a worktree of `repo` (a git repository of its own). */
 function checkout(repo, commit, dir) {
-  fs.mkdirSync(dir, { recursive: true });
-  const tar = path.join(work, 'tree.tar');
-  execFileSync('git', ['-C', repo, 'archive', '--format=tar', '-o', tar, commit]);
-  execFileSync('tar', ['-xf', tar, '-C', dir]);
-  fs.rmSync(tar);
+  git(repo, 'worktree', 'add', '--quiet', '--detach', dir, commit);
+}
+
+function removeTree(repo, dir) {
+  git(repo, 'worktree', 'remove', '--force', dir);
 }
 
 /** Blocks of a file: runs of 3 to 30 non-blank lines with some code in them (1-based, inclusive). */
@@ -81,10 +105,11 @@ function blocks(text) {
   return found;
 }
 
-/** git's view of what happened to the lines of each file from `old` to `now`. */
-function diffOf(repo, old, now, file) {
+/** git's view of what happened to the lines of a file from `old` to `now`; a renamed file's against its new path. */
+function diffOf(repo, old, now, file, renamedTo) {
   const hunks = [];
-  const text = git(repo, 'diff', '-U0', '--ignore-space-at-eol', '--no-renames', old, now, '--', file);
+  const paths = renamedTo ? ['-M', '--', file, renamedTo] : ['--no-renames', '--', file];
+  const text = git(repo, 'diff', '-U0', '--ignore-space-at-eol', old, now, ...paths);
   for (const match of text.matchAll(/^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/gm)) {
     hunks.push({
       oldStart: Number(match[1]),
@@ -112,7 +137,7 @@ function truth(hunks, a, b) {
   return offset === 0 ? { state: 'valid' } : { state: 'moved', startLine: a + offset, endLine: b + offset };
 }
 
-/** Pairs of first-parent commits (old, new), spread over the history. */
+/** Pairs of first-parent commits (old, new), spread over the history, then around renames of code files. */
 function pairs(repo) {
   const commits = git(repo, 'rev-list', '--first-parent', '--reverse', 'HEAD').trim().split('\n');
   const chosen = [];
@@ -122,7 +147,75 @@ function pairs(repo) {
       chosen.push({ old: commits[at], now: commits[at + distance], distance });
     }
   }
+  const renaming = renamingCommits(repo)
+    .map((commit) => commits.indexOf(commit))
+    .filter((at) => at > 0)
+    .sort((a, b) => a - b);
+  for (let k = 0; k < Math.min(RENAME_PAIRS, renaming.length); k++) {
+    const at = renaming[Math.floor(((k + 0.5) / Math.min(RENAME_PAIRS, renaming.length)) * renaming.length)];
+    const now = Math.min(at - 1 + RENAME_DISTANCE, commits.length - 1);
+    chosen.push({ old: commits[at - 1], now: commits[now], distance: now - at + 1, renames: true });
+  }
   return chosen;
+}
+
+/** First-parent commits that renamed a code file (against their first parent). */
+function renamingCommits(repo) {
+  const log = git(
+    repo,
+    'log',
+    '--first-parent',
+    '--diff-merges=first-parent',
+    '-M',
+    '--diff-filter=R',
+    '--name-status',
+    '--format=commit %H',
+  );
+  const found = new Set();
+  let commit;
+  for (const line of log.split('\n')) {
+    if (line.startsWith('commit ')) commit = line.slice(7);
+    else if (line.startsWith('R') && CODE.test(line.split('\t')[1] ?? '')) found.add(commit);
+  }
+  return [...found];
+}
+
+/**
+ * The citations checked as a store's full check does: saved on memories in
+ * a store whose workspace is the new tree, checked (re-anchoring what
+ * moved), then read back. Each citation's state, and where the store has it now.
+ */
+async function fullCheck(folder, citations, storeDir) {
+  const memory = await Memory.open({
+    dir: storeDir,
+    author: 'bench',
+    synchronous: 'normal',
+    workspaceFolders: folder,
+    // Every memory is kept, however alike their contents.
+    dedupThreshold: 1,
+  });
+  try {
+    const ids = [];
+    for (let i = 0; i < citations.length; i += PER_MEMORY) {
+      const [saved] = await memory.memories.save('bench', undefined, {
+        content: `Citations ${i} to ${i + PER_MEMORY - 1} of the old tree`,
+        citations: citations.slice(i, i + PER_MEMORY),
+      });
+      ids.push(saved.id);
+    }
+    const report = await memory.checkCitations();
+    const states = new Map(
+      report.entities.map(({ entity, citations: found }) => [entity.id, found.map(({ state }) => state)]),
+    );
+    const found = [];
+    for (const id of ids) {
+      const now = (await memory.memories.get(id)).citations;
+      now.forEach((citation, k) => found.push({ state: states.get(id)[k], now: citation }));
+    }
+    return found;
+  } finally {
+    await memory.close();
+  }
 }
 
 const results = [];
@@ -132,7 +225,9 @@ try {
     const tally = {
       cited: 0,
       confusion: {},
-      renamed: 0,
+      /** Citations that recorded the old commit when anchored in its worktree. */
+      withCommit: 0,
+      renamed: { total: 0, right: 0, confusion: {} },
       moved: { total: 0, right: 0 },
       stale: { truePositive: 0, falsePositive: 0, falseNegative: 0 },
     };
@@ -153,7 +248,7 @@ try {
           .split('\n')
           .filter(Boolean)
           .map((line) => line.split('\t'))
-          .map(([code, file]) => [file, code[0]]),
+          .map(([code, file, renamedTo]) => [file, { code: code[0], renamedTo }]),
       );
       const oldFolder = [{ name, path: oldDir }];
       const newFolder = [{ name, path: newDir }];
@@ -167,36 +262,66 @@ try {
         }
       }
       if (!speedSample) speedSample = { folder: oldFolder, citations };
+      const storeDir = path.join(work, `${name}-${index}-store`);
+      const found = await fullCheck(newFolder, citations, storeDir);
       const hunksOf = new Map();
-      for (const citation of citations) {
+      for (const [k, citation] of citations.entries()) {
         const change = status.get(citation.path);
-        if (change === 'R') {
-          tally.renamed++;
-          continue;
-        }
+        const renamedTo = change?.code === 'R' ? change.renamedTo : undefined;
         let expected;
-        if (change === 'D') expected = { state: 'missing' };
+        if (change?.code === 'D') expected = { state: 'missing' };
         else {
-          if (!hunksOf.has(citation.path)) hunksOf.set(citation.path, change ? diffOf(repo, pair.old, pair.now, citation.path) : []);
-          expected = truth(hunksOf.get(citation.path), citation.startLine, citation.endLine);
+          if (!hunksOf.has(citation.path)) {
+            hunksOf.set(citation.path, change ? diffOf(repo, pair.old, pair.now, citation.path, renamedTo) : []);
+          }
+          const {
+            startLine = citation.startLine,
+            endLine = citation.endLine,
+            state,
+          } = truth(hunksOf.get(citation.path), citation.startLine, citation.endLine);
+          // A renamed file's unchanged lines moved, to the new file.
+          expected =
+            state === 'changed'
+              ? { state }
+              : {
+                  state: renamedTo || state === 'moved' ? 'moved' : state,
+                  path: renamedTo ?? citation.path,
+                  startLine,
+                  endLine,
+                };
         }
-        const found = checkCitation(newFolder, citation);
+        const { state, now } = found[k];
         tally.cited++;
-        const key = `${expected.state}→${found.state}`;
+        if (citation.commit === pair.old) tally.withCommit++;
+        const key = `${expected.state}→${state}`;
         tally.confusion[key] = (tally.confusion[key] ?? 0) + 1;
         const staleTruth = expected.state === 'changed' || expected.state === 'missing';
-        const staleFound = found.state === 'changed' || found.state === 'missing';
+        const staleFound = state === 'changed' || state === 'missing';
         if (staleTruth && staleFound) tally.stale.truePositive++;
         else if (staleFound) tally.stale.falsePositive++;
         else if (staleTruth) tally.stale.falseNegative++;
+        // Re-anchored right: the store has it at the right file and lines.
+        const right =
+          expected.state === 'moved'
+            ? state === 'moved' &&
+              now.path === expected.path &&
+              now.startLine === expected.startLine &&
+              now.endLine === expected.endLine
+            : state === expected.state;
         if (expected.state === 'moved') {
           tally.moved.total++;
-          if (found.state === 'moved' && found.moved.startLine === expected.startLine) tally.moved.right++;
+          if (right) tally.moved.right++;
+        }
+        if (renamedTo) {
+          tally.renamed.total++;
+          tally.renamed.confusion[key] = (tally.renamed.confusion[key] ?? 0) + 1;
+          if (right) tally.renamed.right++;
         }
       }
+      fs.rmSync(storeDir, { recursive: true, force: true });
       // The first old tree stays for the speed test below; the rest go.
-      fs.rmSync(newDir, { recursive: true, force: true });
-      if (oldDir !== speedSample.folder[0].path) fs.rmSync(oldDir, { recursive: true, force: true });
+      removeTree(repo, newDir);
+      if (oldDir !== speedSample.folder[0].path) removeTree(repo, oldDir);
     }
     results.push({ name, ...tally });
 
@@ -223,20 +348,28 @@ try {
 }
 
 const ratio = (part, whole) => (whole ? (part / whole).toFixed(3) : 'n/a');
-console.log(`Workspace Memory citation staleness on real history — Node ${process.version}, load ${os.loadavg()[0].toFixed(1)}`);
 console.log(
-  `pairs per repository: ${DISTANCES.length * PAIRS_PER_DISTANCE} (${DISTANCES.join(', ')} commits apart), up to ${PER_FILE} blocks per file`,
+  `Workspace Memory citation staleness on real history — Node ${process.version}, load ${os.loadavg()[0].toFixed(1)}`,
 );
 console.log(
-  '\n| repository | citations | stale precision | stale recall | moved re-anchored right | renamed (not followed) |\n|---|---:|---:|---:|---:|---:|',
+  `pairs per repository: ${DISTANCES.length * PAIRS_PER_DISTANCE} (${DISTANCES.join(', ')} commits apart), and up to ${RENAME_PAIRS} around renames (${RENAME_DISTANCE} apart); up to ${PER_FILE} blocks per file`,
+);
+console.log(
+  '\n| repository | citations (old commit recorded) | stale precision | stale recall | moved re-anchored right (file and lines) | in renamed files: right |\n|---|---:|---:|---:|---:|---:|',
 );
 for (const r of results) {
   const { truePositive: tp, falsePositive: fp, falseNegative: fn } = r.stale;
   console.log(
-    `| ${r.name} | ${r.cited} | ${ratio(tp, tp + fp)} (${tp}/${tp + fp}) | ${ratio(tp, tp + fn)} (${tp}/${tp + fn}) | ${ratio(r.moved.right, r.moved.total)} (${r.moved.right}/${r.moved.total}) | ${r.renamed} |`,
+    `| ${r.name} | ${r.cited} (${r.withCommit}) | ${ratio(tp, tp + fp)} (${tp}/${tp + fp}) | ${ratio(tp, tp + fn)} (${tp}/${tp + fn}) | ${ratio(r.moved.right, r.moved.total)} (${r.moved.right}/${r.moved.total}) | ${ratio(r.renamed.right, r.renamed.total)} (${r.renamed.right}/${r.renamed.total}) |`,
   );
 }
 console.log('\ntruth → found:');
-for (const r of results) console.log(`  ${r.name}: ${JSON.stringify(r.confusion)}`);
-console.log('\n| repository | 10,000 citations of unchanged files, ms (median of 5, best) | files | floor: one stat each, ms |\n|---|---:|---:|---:|');
-for (const s of speed) console.log(`| ${s.name} | ${s.median.toFixed(1)} (${s.best.toFixed(1)}) | ${s.files} | ${s.floor.toFixed(1)} |`);
+for (const r of results) {
+  console.log(`  ${r.name}: ${JSON.stringify(r.confusion)}`);
+  console.log(`  ${r.name}, in renamed files: ${JSON.stringify(r.renamed.confusion)}`);
+}
+console.log(
+  '\n| repository | 10,000 citations of unchanged files, ms (median of 5, best) | files | floor: one stat each, ms |\n|---|---:|---:|---:|',
+);
+for (const s of speed)
+  console.log(`| ${s.name} | ${s.median.toFixed(1)} (${s.best.toFixed(1)}) | ${s.files} | ${s.floor.toFixed(1)} |`);

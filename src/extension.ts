@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 
 import { sqliteAvailable } from './core/sqlite';
+import { registerCitationLenses } from './extension/anchors/lens';
 import { registerStaleReview } from './extension/anchors/review-stale';
 import { registerChatParticipant } from './extension/chat/participant';
 import { registerEntityCommands } from './extension/commands/entity-commands';
@@ -100,6 +101,7 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
   const views = features.register('views', () => registerViews(context, store));
   features.register('entity commands', () => registerEntityCommands(context, store, requireFeature(views, 'views')));
   features.register('stale memory review', () => registerStaleReview(context, store, requireFeature(views, 'views')));
+  features.register('citation lenses', () => registerCitationLenses(context, requireFeature(views, 'views')));
   features.register('history commands', () => registerHistoryCommands(context, store, requireFeature(views, 'views')));
   features.register('review commands', () => registerReviewCommands(context, store));
   features.register('secret commands', () => registerSecretCommands(context, store));

@@ -97,7 +97,7 @@ describe('appliesTo on memories and skills', () => {
       // Once its globs are taken away, it no longer applies to anything.
       const [globbed] = await memory.citingFiles('a', undefined, ['src/db.ts']);
       assert.deepEqual(globbed?.matchedGlobs, ['src/**/*.ts']);
-      await memory.memories.update(globbed!.entity.id, { appliesTo: [] });
+      await memory.memories.update(globbed.entity.id, { appliesTo: [] });
       assert.equal((await memory.citingFiles('a', undefined, ['src/db.ts'])).length, 1);
     } finally {
       await cleanup();

@@ -2,12 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import {
-  anchorCitation,
-  checkCitation,
-  CitedFiles,
-  MAX_CITED_LINES,
-} from '../../src/core/anchors/citations';
+import { anchorCitation, checkCitation, CitedFiles, MAX_CITED_LINES } from '../../src/core/anchors/citations';
 import type { WorkspaceFolder } from '../../src/core/anchors/workspace-paths';
 import { MemoryError } from '../../src/core/errors';
 import type { Memory } from '../../src/core/memory';

@@ -120,6 +120,24 @@ describe('cli: citations', function () {
     assert.match(broken.stderr, /\[INVALID_ID\]/);
   });
 
+  it('check follows a file git renamed: the citation moves to the new path, and says so', () => {
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: workspace });
+    git('init', '-q');
+    git('add', 'src/retry.js');
+    git('commit', '-qm', 'retry');
+    const saved = cli(['save', 'memory', '--content', 'retry() tries n times', '--cite', 'src/retry.js:2-4', '--json']);
+    const { entity } = JSON.parse(saved.stdout) as { entity: { id: string; citations: { commit?: string }[] } };
+    assert.match(entity.citations[0]!.commit ?? '', /^[0-9a-f]{40}$/, 'the commit the lines were cited at');
+    fs.mkdirSync(path.join(workspace, 'lib'));
+    git('mv', 'src/retry.js', 'lib/retry.js');
+    git('commit', '-qm', 'move');
+    const moved = cli(['citations', 'check']);
+    assert.equal(moved.code, 0, moved.stdout);
+    assert.match(moved.stdout, /: src\/retry\.js:2-4 → lib\/retry\.js:2-4 \(re-anchored\)$/m);
+    assert.match(cli(['citations', 'check']).stdout, /1 valid, 0 moved, 0 changed, 0 missing; none stale/);
+  });
+
   it('refuses bad citations with a clear reason and writes nothing', () => {
     for (const [cite, code, reason] of [
       ['src/retry.js:9-12', 1, /beyond the end of src\/retry.js \(4 lines\)/],

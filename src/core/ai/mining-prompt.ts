@@ -3,6 +3,16 @@ import { z } from 'zod';
 import { MEMORY_CATEGORIES, type SessionEntity, SKILL_CATEGORIES } from '../types';
 import { tagListSchema } from './tags';
 
+/**
+ * The lines of project files an item is about, as the model names them. Only
+ * the shape is checked here: whether the file and its lines exist is the
+ * store's check when the item is written, and a citation failing it is
+ * dropped there (mining.ts), never the item nor the whole answer.
+ */
+const citationListSchema = z
+  .array(z.object({ path: z.string().trim().min(1), startLine: z.number(), endLine: z.number() }))
+  .default([]);
+
 /** What the model must return for each piece of a session. */
 export const miningSchema = z.object({
   memories: z
@@ -11,6 +21,7 @@ export const miningSchema = z.object({
         content: z.string().trim().min(1),
         category: z.enum(MEMORY_CATEGORIES).default('fact'),
         tags: tagListSchema,
+        citations: citationListSchema,
       }),
     )
     .default([]),
@@ -20,6 +31,7 @@ export const miningSchema = z.object({
         content: z.string().trim().min(1),
         category: z.enum(SKILL_CATEGORIES).default('procedure'),
         tags: tagListSchema,
+        citations: citationListSchema,
       }),
     )
     .default([]),
@@ -33,11 +45,12 @@ export const MINING_INSTRUCTIONS = `You read a conversation between a user and a
 - memories: self-contained statements about the project, each understandable without the conversation. Categories: "fact" (how things are), "decision" (a choice that was made, with its reason), "issue" (a known problem or bug), "task" (work still to do), "correction" (a mistake that was corrected: state the right version).
 - skills: reusable know-how, written as steps someone can follow. Categories: "procedure" (how to do something), "configuration" (how something is set up), "troubleshooting" (how a problem is diagnosed and fixed), "workflow" (how the team works).
 - profile: short facts about the user themselves (role, expertise, preferences, habits), not about the project.
+- citations (optional, for a memory or a skill about specific lines of a project file): the file's path relative to the workspace, with / separators (led by the folder's name in a workspace of several folders), and the first and last line it is about (1-based, inclusive). Cite only files and lines that appear in the conversation (a path with line numbers, quoted code whose place was given); never guess a path or line numbers: leave citations out instead.
 
 Rules: keep only what stays useful beyond this conversation; leave out small talk, guesses and anything that was later contradicted; never include secrets (passwords, API keys, tokens); give each item two to five short lowercase tags; write in the language of the conversation. Return empty lists when nothing qualifies.`;
 
 export const MINING_FORMAT = `{
-  "memories": [{ "content": "We deploy the API with docker compose on the staging host.", "category": "decision", "tags": ["deploy", "docker"] }],
+  "memories": [{ "content": "We deploy the API with docker compose on the staging host.", "category": "decision", "tags": ["deploy", "docker"], "citations": [{ "path": "deploy/compose.yml", "startLine": 3, "endLine": 12 }] }],
   "skills": [{ "content": "To release: 1. run npm test 2. bump the version 3. push the tag.", "category": "procedure", "tags": ["release"] }],
   "profile": ["Prefers TypeScript over JavaScript"]
 }`;

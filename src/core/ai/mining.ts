@@ -1,7 +1,10 @@
+import { anchorCitation } from '../anchors/citations';
+import { normalCitedPath, type WorkspaceFolder } from '../anchors/workspace-paths';
 import { isMemoryError, MemoryError } from '../errors';
 import { asWriter } from '../provenance';
 import { textSimilarity } from '../search/dedup';
 import type {
+  CitationRequest,
   CommitInfo,
   MemoryCategory,
   MemoryEntity,
@@ -13,6 +16,7 @@ import type {
   SkillEntity,
   SkillInput,
 } from '../types';
+import { LIMITS } from '../validation';
 import { packText } from './chunking';
 import {
   MINING_FORMAT,
@@ -70,6 +74,19 @@ export interface MiningOptions {
   signal?: AbortSignal;
   /** Called after each request to the model. */
   onProgress?: (progress: { done: number; total: number }) => void;
+  /** The folders the store resolves citations against (see ApplyOptions). */
+  workspaceFolders?: readonly WorkspaceFolder[];
+}
+
+/** How a plan is written. */
+export interface ApplyOptions {
+  /**
+   * The folders the store resolves citations against, as given to
+   * Memory.open: each citation the model gave is checked against them on its
+   * own, and only those that do not anchor are dropped. Without them the
+   * store's check on save decides for an item's citations together.
+   */
+  workspaceFolders?: readonly WorkspaceFolder[];
 }
 
 /** An item the model proposed, with the stored entity it would update, if any. */
@@ -77,6 +94,8 @@ export interface PlannedItem<C extends string> {
   content: string;
   category: C;
   tags: string[];
+  /** Lines of workspace files the model cited, unchecked until written (none when left out). */
+  citations?: CitationRequest[];
   /** A near-duplicate already stored: saveOrUpdate will give it a new version instead of adding a twin. */
   existing?: { id: string; similarity: number };
 }
@@ -125,6 +144,14 @@ export interface MiningReport {
   markedMined: boolean;
   /** How many of the writes wait for a person's review (mining's writes do by default): listed in `created`/`updated` all the same. */
   pendingReview: number;
+  /**
+   * Citations the model gave that were left out of the items written: those
+   * that do not anchor in the workspace (a missing file, lines beyond its
+   * end, a path outside it) and any beyond the store's limit per item. Their
+   * items were written all the same. Zero on a dry run: citations are
+   * checked as they are written.
+   */
+  droppedCitations: number;
 }
 
 const DEFAULT_MAX_REQUEST_CHARS = 16_000;
@@ -154,10 +181,11 @@ export async function mineSession(
       skipped: plan.skipped,
       markedMined: false,
       pendingReview: 0,
+      droppedCitations: 0,
     };
   }
   if (options.signal?.aborted) throw new MemoryError('CANCELLED', 'Mining was cancelled before anything was written.');
-  return applyMiningPlan(store, plan);
+  return applyMiningPlan(store, plan, { workspaceFolders: options.workspaceFolders });
 }
 
 /**
@@ -251,13 +279,18 @@ export async function planMining(
  * near-duplicate stored since the plan was made is updated, not doubled),
  * the profile facts appended to the user's profile, then the session marked
  * mined. A write refused by the store (a middleware veto, say) is reported
- * and the rest still written; the session is then left unmined.
+ * and the rest still written; the session is then left unmined. A citation
+ * that does not anchor is dropped, never its item.
  */
-export async function applyMiningPlan(store: MiningStore, plan: MiningPlan): Promise<MiningReport> {
-  return asWriter('mining', () => writePlan(store, plan));
+export async function applyMiningPlan(
+  store: MiningStore,
+  plan: MiningPlan,
+  options: ApplyOptions = {},
+): Promise<MiningReport> {
+  return asWriter('mining', () => writePlan(store, plan, options));
 }
 
-async function writePlan(store: MiningStore, plan: MiningPlan): Promise<MiningReport> {
+async function writePlan(store: MiningStore, plan: MiningPlan, options: ApplyOptions): Promise<MiningReport> {
   const report: MiningReport = {
     sessionId: plan.sessionId,
     dryRun: false,
@@ -267,6 +300,7 @@ async function writePlan(store: MiningStore, plan: MiningPlan): Promise<MiningRe
     skipped: [...plan.skipped],
     markedMined: false,
     pendingReview: 0,
+    droppedCitations: 0,
   };
   // A plan for an already-mined session holds nothing to write, and the session stays as it is.
   if (plan.skipped.some((skip) => skip.kind === 'session')) return report;
@@ -280,23 +314,25 @@ async function writePlan(store: MiningStore, plan: MiningPlan): Promise<MiningRe
       report.skipped.push({ kind, content, reason: `not written: ${error.message}` });
     }
   };
+  const folders = options.workspaceFolders;
   for (const item of plan.memories) {
     const { content, category, tags } = item;
     await attempt('memory', content, async () => {
-      const input = { content, category, tags, sourceSession: plan.sessionId };
-      const [entity, commit, { deduplicated }] = await store.memories.saveOrUpdate(plan.agentId, plan.userId, input);
-      record(report, 'memory', entity, commit, deduplicated);
+      report.droppedCitations += await writeCiting(item.citations, folders, async (cited) => {
+        const input = { content, category, tags, sourceSession: plan.sessionId, ...cited };
+        const [entity, commit, { deduplicated }] = await store.memories.saveOrUpdate(plan.agentId, plan.userId, input);
+        record(report, 'memory', entity, commit, deduplicated);
+      });
     });
   }
   for (const item of plan.skills) {
     const { content, category, tags } = item;
     await attempt('skill', content, async () => {
-      const [entity, commit, { deduplicated }] = await store.skills.saveOrUpdate(plan.agentId, {
-        content,
-        category,
-        tags,
+      report.droppedCitations += await writeCiting(item.citations, folders, async (cited) => {
+        const input = { content, category, tags, ...cited };
+        const [entity, commit, { deduplicated }] = await store.skills.saveOrUpdate(plan.agentId, input);
+        record(report, 'skill', entity, commit, deduplicated);
       });
-      record(report, 'skill', entity, commit, deduplicated);
     });
   }
   const userId = plan.userId;
@@ -320,6 +356,45 @@ async function writePlan(store: MiningStore, plan: MiningPlan): Promise<MiningRe
   return report;
 }
 
+/** The citations field of an input: left out when there are none, so an updated near-duplicate keeps its own. */
+type Cited = { citations?: CitationRequest[] };
+
+/**
+ * Writes an item with those of its citations that anchor, and says how many
+ * were dropped. The store checks them again on save (a file may change in
+ * between, or no folders were given to check them here): refused, the item
+ * is written without any, as a dropped citation must never cost its item.
+ */
+async function writeCiting(
+  citations: readonly CitationRequest[] = [],
+  folders: readonly WorkspaceFolder[] | undefined,
+  write: (cited: Cited) => Promise<void>,
+): Promise<number> {
+  const anchored = folders ? citations.filter((citation) => anchors(folders, citation)) : citations;
+  const kept = anchored.slice(0, LIMITS.maxCitations);
+  if (kept.length) {
+    try {
+      await write({ citations: kept });
+      return citations.length - kept.length;
+    } catch (error) {
+      if (!isMemoryError(error, 'INVALID_INPUT')) throw error;
+    }
+  }
+  await write({});
+  return citations.length;
+}
+
+/** Whether the store would anchor the citation: the same check a save makes, one citation at a time. */
+function anchors(folders: readonly WorkspaceFolder[], citation: CitationRequest): boolean {
+  try {
+    anchorCitation(folders, citation);
+    return true;
+  } catch (error) {
+    if (isMemoryError(error, 'INVALID_INPUT')) return false;
+    throw error;
+  }
+}
+
 function record(
   report: MiningReport,
   type: MinedEntity['type'],
@@ -337,12 +412,13 @@ interface Proposed<C extends string> {
   content: string;
   category: C;
   tags: string[];
+  citations: CitationRequest[];
 }
 
 /**
  * Folds items that repeat an earlier one (pieces of a long session often
  * restate the same point): the longer text is kept, as it usually carries
- * more detail, with the tags of both.
+ * more detail, with the tags and citations of both.
  */
 function foldRepeats<C extends string>(
   items: readonly Proposed<C>[],
@@ -355,14 +431,25 @@ function foldRepeats<C extends string>(
       (other) => other.category === item.category && textSimilarity(other.content, item.content) >= threshold,
     );
     if (!twin) {
-      kept.push({ ...item, tags: [...item.tags] });
+      kept.push({ ...item, tags: [...item.tags], citations: [...item.citations] });
       continue;
     }
     folded.push(twin.content.length >= item.content.length ? item.content : twin.content);
     if (item.content.length > twin.content.length) twin.content = item.content;
     twin.tags = [...new Set([...twin.tags, ...item.tags])];
+    twin.citations = unionOfCitations(twin.citations, item.citations);
   }
   return { kept, folded };
+}
+
+/** Both lists of citations, each cited place once. */
+function unionOfCitations(first: readonly CitationRequest[], second: readonly CitationRequest[]): CitationRequest[] {
+  const byPlace = new Map<string, CitationRequest>();
+  for (const citation of [...first, ...second]) {
+    const place = `${normalCitedPath(citation.path)}:${citation.startLine}-${citation.endLine}`;
+    if (!byPlace.has(place)) byPlace.set(place, citation);
+  }
+  return [...byPlace.values()];
 }
 
 function repeatSkips(kind: 'memory' | 'skill', contents: readonly string[]): MiningSkip[] {

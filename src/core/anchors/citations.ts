@@ -10,6 +10,7 @@ import { guardText } from '../secrets/guard';
 import { sha256 } from '../store/hashing';
 import type { Citation, CitationRequest } from '../types';
 import { LIMITS } from '../validation';
+import { type GitRenames, headCommit } from './git';
 import { normalCitedPath, type WorkspaceFolder } from './workspace-paths';
 
 /*
@@ -46,8 +47,13 @@ export type CitationState = 'valid' | 'moved' | 'changed' | 'missing';
 
 export interface CitationCheck {
   state: CitationState;
-  /** For `moved`: the citation at its new lines (text and hash unchanged). */
+  /**
+   * For `moved`: the citation at its new lines (text and hash unchanged), in
+   * the file git says its file was renamed to if it was (a new `path`).
+   */
   moved?: Citation;
+  /** For `changed`: the cited file was renamed (git says) to this path, and the lines are not found there. */
+  renamedTo?: string;
 }
 
 /** Kept text per citation: enough to show what was cited, bounded so a memory stays small. */
@@ -85,12 +91,19 @@ const redactText = (text: string): string => guardText(text, 'redact').text;
 /** Whether kept text had a secret redacted out of it (its check then redacts the lines it compares too). */
 const REDACTED = /\[redacted: [^\]]+\]/;
 
+/** Where a citation path leads: its workspace folder, and the `/`-separated path inside it. */
+interface CitedLocation {
+  folder: WorkspaceFolder;
+  rest: string;
+}
+
 /**
- * The file a citation path names: `<folder name>/<relative path>` in a
- * multi-root workspace, the relative path alone with one folder. Refused
- * unless it leads, every link resolved, to a file inside that folder.
+ * The folder and path inside it that a citation path names:
+ * `<folder name>/<relative path>` in a multi-root workspace, the relative
+ * path alone with one folder. Refused when it is absolute, climbs with `..`
+ * or names no folder.
  */
-export function citedFile(folders: readonly WorkspaceFolder[], cited: string): string {
+function citedLocation(folders: readonly WorkspaceFolder[], cited: string): CitedLocation {
   const relative = normalCitedPath(cited);
   if (!relative || path.isAbsolute(cited.trim()) || relative.split('/').includes('..')) {
     throw new MemoryError('INVALID_INPUT', `A citation needs a path inside the workspace, not "${cited}".`);
@@ -111,6 +124,20 @@ export function citedFile(folders: readonly WorkspaceFolder[], cited: string): s
         : `A citation's path starts with its workspace folder's name (${names}), not "${cited}".`,
     );
   }
+  return { folder, rest };
+}
+
+/** A citation path for `rest` inside `folder`: led by the folder's name in a multi-root workspace. */
+function citedPathOf(folders: readonly WorkspaceFolder[], folder: WorkspaceFolder, rest: string): string {
+  return folders.length > 1 ? `${folder.name}/${rest}` : rest;
+}
+
+/**
+ * The file a citation path names (see citedLocation). Refused unless it
+ * leads, every link resolved, to a file inside its folder.
+ */
+export function citedFile(folders: readonly WorkspaceFolder[], cited: string): string {
+  const { folder, rest } = citedLocation(folders, cited);
   const file = path.join(folder.path, rest);
   let real: string;
   try {
@@ -122,6 +149,18 @@ export function citedFile(folders: readonly WorkspaceFolder[], cited: string): s
     throw new MemoryError('INVALID_INPUT', `The cited file ${cited} leads outside its workspace folder.`);
   }
   return real;
+}
+
+/**
+ * The commit the git repository holding a citation's workspace folder is at
+ * now, if the folder is in one (and the path names a folder at all).
+ */
+export function folderCommit(folders: readonly WorkspaceFolder[], cited: string): string | undefined {
+  try {
+    return headCommit(citedLocation(folders, cited).folder.path);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A cited file's lines, or undefined when it is gone (or no longer a readable text file). */
@@ -209,9 +248,21 @@ export class CitedFiles {
 }
 
 /**
- * A citation of the lines `request` names, with what they say now. A path
- * outside the workspace, a missing file or a range beyond the file is
- * INVALID_INPUT, saying which.
+ * Why a file cannot be cited, if it cannot: credentials by purpose (.env,
+ * keys, certificates): nothing in them is worth remembering, and their lines
+ * would be kept in the store's history (document sync leaves the same files
+ * out). Judged by the name given and by the file it leads to: a link named
+ * notes.txt may lead to .env.
+ */
+function secretReason(cited: string, file: string): string | undefined {
+  return secretFileReason(path.posix.basename(normalCitedPath(cited))) ?? secretFileReason(path.basename(file));
+}
+
+/**
+ * A citation of the lines `request` names, with what they say now, and the
+ * commit its folder is at where the folder is in a git repository (what a
+ * later check asks git about renames since). A path outside the workspace,
+ * a missing file or a range beyond the file is INVALID_INPUT, saying which.
  */
 export function anchorCitation(folders: readonly WorkspaceFolder[], request: CitationRequest): Citation {
   const { startLine, endLine } = request;
@@ -223,10 +274,7 @@ export function anchorCitation(folders: readonly WorkspaceFolder[], request: Cit
   }
   const cited = normalCitedPath(request.path);
   const file = citedFile(folders, request.path);
-  // Credentials by purpose (.env, keys, certificates): nothing in them is worth remembering, and their
-  // lines would be kept in the store's history (document sync leaves the same files out). Judged by the
-  // name given and by the file it leads to: a link named notes.txt may lead to .env.
-  const secret = secretFileReason(path.posix.basename(cited)) ?? secretFileReason(path.basename(file));
+  const secret = secretReason(cited, file);
   if (secret) throw new MemoryError('INVALID_INPUT', `${cited} cannot be cited: it is a ${secret}.`);
   if (!fs.existsSync(file)) throw new MemoryError('INVALID_INPUT', `The cited file ${cited} does not exist.`);
   const lines = readLines(file);
@@ -241,6 +289,7 @@ export function anchorCitation(folders: readonly WorkspaceFolder[], request: Cit
   const range = lines.slice(startLine - 1, endLine);
   const shown = redactText(range.join('\n'));
   const redacted = shown !== range.join('\n');
+  const commit = folderCommit(folders, request.path);
   return {
     path: cited,
     startLine,
@@ -249,6 +298,7 @@ export function anchorCitation(folders: readonly WorkspaceFolder[], request: Cit
     text: cutText(shown.split('\n').slice(0, MAX_CITED_LINES).join('\n')),
     hash: normalizedHash(range, redacted),
     ...(request.symbol ? { symbol: request.symbol } : {}),
+    ...(commit ? { commit } : {}),
   };
 }
 
@@ -280,6 +330,59 @@ export function checkCitation(
   const verdict = findLines(lines, citation);
   cached?.verdicts.set(key, verdict);
   return verdict;
+}
+
+/**
+ * checkCitation, and for a file that is gone, the file git says it was
+ * renamed to (GitRenames): the lines there, in place or elsewhere, have
+ * `moved` to the new path. Lines found nowhere in it are `changed`, not
+ * `missing`: git paired the two files by their content, so the code the
+ * citation is about is still there, renamed and edited, and what is said of
+ * it needs looking at as after any change to it. A rename to a path that
+ * leads out of the folder (a link) or to a secret file is not followed: the
+ * citation stays missing. Asynchronous, as asking git is; recall's check of
+ * each item it hands a model (checkCitation) runs no process, so there a
+ * renamed file stays missing until a full check follows the rename and
+ * writes the new path.
+ */
+export async function checkCitationFollowingRenames(
+  folders: readonly WorkspaceFolder[],
+  citation: Citation,
+  files: CitedFiles,
+  renames: GitRenames,
+): Promise<CitationCheck> {
+  const check = checkCitation(folders, citation, files);
+  if (check.state !== 'missing') return check;
+  const renamed = await renamedPath(folders, citation, renames);
+  if (renamed === undefined) return check;
+  const there = checkCitation(folders, { ...citation, path: renamed }, files);
+  if (there.state === 'valid') return { state: 'moved', moved: { ...citation, path: renamed } };
+  if (there.state === 'changed') return { state: 'changed', renamedTo: renamed };
+  // Moved within the renamed file (its `moved` has the new path), or gone from there too.
+  return there.state === 'moved' ? there : check;
+}
+
+/** The citation path git says a cited file was renamed to, if it stays inside its folder and is no secret file. */
+async function renamedPath(
+  folders: readonly WorkspaceFolder[],
+  citation: Citation,
+  renames: GitRenames,
+): Promise<string | undefined> {
+  let location: CitedLocation;
+  try {
+    location = citedLocation(folders, citation.path);
+  } catch {
+    return undefined;
+  }
+  const rest = await renames.renamedTo(location.folder.path, location.rest, citation.commit);
+  if (rest === undefined) return undefined;
+  const cited = citedPathOf(folders, location.folder, rest);
+  try {
+    return secretReason(cited, citedFile(folders, cited)) ? undefined : cited;
+  } catch {
+    // citedFile refused it: a link on the new path leads out of the folder.
+    return undefined;
+  }
 }
 
 /** Kept text cut to the store's limit, marked where it was cut. */

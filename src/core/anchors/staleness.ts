@@ -8,13 +8,17 @@ import { ENTITY_SELECT, rowToEntity } from '../store/entity-queries';
 import { canonicalJson } from '../store/hashing';
 import { type Citation, type Entity, type MemoryEntity, SHARED_AGENT_ID, type SkillEntity } from '../types';
 import { assertId } from '../validation';
+import { appliesTo } from './applies-to';
 import {
   checkCitation,
+  checkCitationFollowingRenames,
+  type CitationCheck,
   type CitationState,
   citedFile,
   CitedFiles,
+  folderCommit,
 } from './citations';
-import { appliesTo } from './applies-to';
+import { GitRenames } from './git';
 import { normalCitedPath, type WorkspaceFolder } from './workspace-paths';
 
 /** A memory or skill that cites code. */
@@ -24,10 +28,15 @@ export type CitingEntity = MemoryEntity | SkillEntity;
 export interface CitationStatus {
   citation: Citation;
   state: CitationState;
-  /** For `moved`: where its lines are now (the citation is re-anchored there unless asked not to). */
-  movedTo?: { startLine: number; endLine: number };
+  /**
+   * For `moved`: where its lines are now (the citation is re-anchored there unless asked not to), with
+   * the `path` git says its file was renamed to when it was.
+   */
+  movedTo?: { path?: string; startLine: number; endLine: number };
   /** For `changed`: when the cited file was last modified, the date a reader is told the code changed. */
   changedAt?: string;
+  /** For `changed`: the path git says the cited file was renamed to (the lines are not found there). */
+  renamedTo?: string;
 }
 
 export interface CitedEntityReport {
@@ -58,13 +67,29 @@ export interface StaleNote {
   citations: { path: string; startLine: number; endLine: number; state: 'changed' | 'missing'; changedAt?: string }[];
 }
 
-/** One citation as a check finds it, with where it moved or when its file changed. */
-function statusOf(folders: readonly WorkspaceFolder[], citation: Citation, files?: CitedFiles): CitationStatus {
-  const { state, moved } = checkCitation(folders, citation, files);
-  if (moved) return { citation, state, movedTo: { startLine: moved.startLine, endLine: moved.endLine } };
+/**
+ * One citation as recall's check finds it (no process run: a renamed file is
+ * missing here until a full check follows the rename), with where it moved
+ * or when its file changed.
+ */
+function statusOf(folders: readonly WorkspaceFolder[], citation: Citation, files: CitedFiles): CitationStatus {
+  return statusFrom(folders, citation, checkCitation(folders, citation, files));
+}
+
+/** A check's finding as a status: where the lines moved (and the file, if renamed), or when the file changed. */
+function statusFrom(
+  folders: readonly WorkspaceFolder[],
+  citation: Citation,
+  { state, moved, renamedTo }: CitationCheck,
+): CitationStatus {
+  if (moved) {
+    const { startLine, endLine } = moved;
+    const renamed = moved.path === citation.path ? {} : { path: moved.path };
+    return { citation, state, movedTo: { ...renamed, startLine, endLine } };
+  }
   if (state === 'changed') {
-    const changedAt = modifiedAt(folders, citation);
-    return changedAt ? { citation, state, changedAt } : { citation, state };
+    const changedAt = modifiedAt(folders, renamedTo ?? citation.path);
+    return { citation, state, ...(changedAt ? { changedAt } : {}), ...(renamedTo ? { renamedTo } : {}) };
   }
   return { citation, state };
 }
@@ -83,7 +108,9 @@ export function noteOf(statuses: readonly CitationStatus[]): StaleNote | undefin
  * The stale ones among `entities` (those citing code that changed or is
  * gone), with why. Writes nothing: a moved citation counts as current here,
  * and only `checkCitations` re-anchors it. Cheap when no cited file changed
- * since the last call with the same `files`.
+ * since the last call with the same `files`, and never runs a process: a
+ * file renamed since it was cited is missing here until `checkCitations`
+ * follows the rename (the extension runs it when a cited file goes).
  */
 export function staleNotes(
   folders: readonly WorkspaceFolder[],
@@ -120,7 +147,9 @@ export function citingFiles(
       (citation) => !wanted || wanted.includes(normalCitedPath(citation.path)),
     );
     const globs = entity.appliesTo ?? [];
-    const matchedGlobs = wanted ? globs.filter((glob) => wanted.some((file) => appliesTo([glob], file, folders))) : globs;
+    const matchedGlobs = wanted
+      ? globs.filter((glob) => wanted.some((file) => appliesTo([glob], file, folders)))
+      : globs;
     if (!cited.length && !matchedGlobs.length) return [];
     const citations = cited.map((citation) => statusOf(folders, citation, files));
     return [
@@ -135,6 +164,7 @@ export function citingFiles(
  * and the next check looks at them) or is gone. True when it wrote.
  */
 async function reanchor(
+  folders: readonly WorkspaceFolder[],
   collections: { memory: Collection<'memory'>; skill: Collection<'skill'> },
   entity: CitingEntity,
   citations: readonly CitationStatus[],
@@ -144,7 +174,7 @@ async function reanchor(
   if (!now || now.updatedAt !== entity.updatedAt || canonicalJson(now.citations) !== canonicalJson(entity.citations)) {
     return false;
   }
-  const moved = citations.map(({ citation, movedTo }) => (movedTo ? { ...citation, ...movedTo } : citation));
+  const moved = citations.map(({ citation, movedTo }) => (movedTo ? reanchored(folders, citation, movedTo) : citation));
   try {
     await asWriter('anchoring', () =>
       collection.update(entity.id, { citations: moved }, { message: 're-anchor citations to the lines they moved to' }),
@@ -155,6 +185,22 @@ async function reanchor(
     if (isMemoryError(error, 'NOT_FOUND')) return false;
     throw error;
   }
+}
+
+/**
+ * A moved citation cited anew where its lines are: its new lines (and
+ * path), and the commit its folder is at now (or none, out of a
+ * repository). The commit is what the next check asks git about renames
+ * since, and the new path is not in the old commit.
+ */
+function reanchored(
+  folders: readonly WorkspaceFolder[],
+  citation: Citation,
+  movedTo: NonNullable<CitationStatus['movedTo']>,
+): Citation {
+  const { commit: _cited, ...moved } = { ...citation, ...movedTo };
+  const commit = folderCommit(folders, moved.path);
+  return commit ? { ...moved, commit } : moved;
 }
 
 /** Live memories and skills whose current version cites code or names files by appliesTo, through the small refs_cites index. */
@@ -177,9 +223,9 @@ function citingEntities(db: Database, agentId: string | undefined): CitingEntity
 }
 
 /** When the cited file last changed, or undefined when it cannot be told. */
-function modifiedAt(folders: readonly WorkspaceFolder[], citation: Citation): string | undefined {
+function modifiedAt(folders: readonly WorkspaceFolder[], cited: string): string | undefined {
   try {
-    return fs.statSync(citedFile(folders, citation.path)).mtime.toISOString();
+    return fs.statSync(citedFile(folders, cited)).mtime.toISOString();
   } catch {
     return undefined;
   }
@@ -187,9 +233,10 @@ function modifiedAt(folders: readonly WorkspaceFolder[], citation: Citation): st
 
 /**
  * Checks every citation of the store's memories and skills against the
- * workspace: valid, moved (re-anchored to its new lines, a commit by the
- * `anchoring` writer with the content unchanged), changed or missing (the
- * entity is stale).
+ * workspace: valid, moved (re-anchored to its new lines, in the file git
+ * says its file was renamed to if it was: a commit by the `anchoring`
+ * writer with the content unchanged), changed or missing (the entity is
+ * stale).
  */
 export async function checkCitations(
   db: Database,
@@ -201,15 +248,22 @@ export async function checkCitations(
   const counts: Record<CitationState, number> = { valid: 0, moved: 0, changed: 0, missing: 0 };
   const entities: CitedEntityReport[] = [];
   let reanchored = 0;
-  // One look at each file for the whole run: many citations share a file.
+  // One look at each file, and one question to git per folder and commit, for the whole run: many
+  // citations share a file, and the missing ones a commit.
   const files = new CitedFiles();
+  const renames = new GitRenames();
   for (const entity of citingEntities(db, options.agentId)) {
     if (!entity.citations?.length) continue;
-    const citations = (entity.citations ?? []).map((citation) => statusOf(folders, citation, files));
+    const citations: CitationStatus[] = [];
+    for (const citation of entity.citations) {
+      citations.push(
+        statusFrom(folders, citation, await checkCitationFollowingRenames(folders, citation, files, renames)),
+      );
+    }
     for (const { state } of citations) counts[state]++;
     entities.push({ entity, citations, stale: noteOf(citations) !== undefined });
     if (options.reanchor !== false && citations.some(({ movedTo }) => movedTo)) {
-      if (await reanchor(collections, entity, citations)) reanchored++;
+      if (await reanchor(folders, collections, entity, citations)) reanchored++;
     }
   }
   return { entities, counts, reanchored };

@@ -11,13 +11,13 @@ export interface SelectionCitations {
   reason?: string;
 }
 
-type Symbols = (vscode.DocumentSymbol | vscode.SymbolInformation)[] | undefined;
+export type Symbols = (vscode.DocumentSymbol | vscode.SymbolInformation)[] | undefined;
 
 /** A symbol's name without the `#`s Markdown's headings carry. */
 const bare = (name: string): string => name.replace(/^#+\s*/, '');
 
 /** The innermost symbol whose range holds `range`, as `Outer.inner`. */
-function enclosingSymbol(symbols: Symbols, range: vscode.Range): string | undefined {
+export function enclosingSymbol(symbols: Symbols, range: vscode.Range): string | undefined {
   if (!symbols?.length) return undefined;
   // VS Code answers with objects that are both DocumentSymbols (a tree) and SymbolInformation: take the
   // tree where there is one, the flat list from a provider of SymbolInformation only.

@@ -5,6 +5,9 @@ import type { CitedEntityReport } from '../../core/anchors/staleness';
 import type { Services } from '../services';
 import { citationFolders, citedPathOf } from './folders';
 
+/** The files whose change means git's idea of the tree moved: a staged change, a commit, a checkout. */
+const GIT_STATE = /\/\.git\/(index|HEAD|ORIG_HEAD)$/;
+
 /** How long a burst of file changes (a save, a branch switch) settles before the citations are checked. */
 const SETTLE_MS = 250;
 
@@ -31,6 +34,12 @@ export class StaleMemories implements vscode.Disposable {
       // Every file change in the workspace comes here (a branch switch brings thousands): with nothing
       // cited, nothing is looked at.
       if (this.citedPaths.size === 0) return;
+      // A cited file that is gone may have been renamed: git tells once the rename is staged or
+      // committed (its index or HEAD changes), and the full check follows it to the new path.
+      if (GIT_STATE.test(uri.path)) {
+        if (this.hasMissing()) this.schedule(true);
+        return;
+      }
       const cited = citedPathOf(uri);
       if (cited !== undefined && this.citedPaths.has(cited)) this.schedule(true);
     };
@@ -43,6 +52,11 @@ export class StaleMemories implements vscode.Disposable {
       services.onDidChangeStore(() => this.schedule(false)),
     );
     this.schedule(false);
+  }
+
+  /** Whether some citation's file is gone (moved away, perhaps: see the git check in the constructor). */
+  private hasMissing(): boolean {
+    return this.reports.some((report) => report.citations.some(({ state }) => state === 'missing'));
   }
 
   /** Whether a path (as citations write it) is cited by any memory or skill the views know of. */

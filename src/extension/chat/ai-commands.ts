@@ -9,6 +9,7 @@ import { type ConsolidationPlan, type ConsolidationTarget, planConsolidation } f
 import { mineSession, type MiningReport } from '../../core/ai/mining';
 import { oneLine } from '../../core/text';
 import { selectLanguageModel } from '../ai/lm-provider';
+import { citationFolders } from '../anchors/folders';
 import { COMMANDS } from '../commands/ids';
 import type { CommandHandler, CommandOutcome } from './command';
 import type { SavedEntities } from './conversation';
@@ -44,6 +45,11 @@ function reportMining(reply: Reply, report: MiningReport): void {
       reply.reference(item);
     }
   }
+  if (report.droppedCitations > 0) {
+    reply.markdown(
+      `\n\n${vscode.l10n.t('{0} citation(s) the model gave were left out: they name no lines of a file in the workspace.', report.droppedCitations)}`,
+    );
+  }
   if (skipped.length) {
     reply.markdown(`\n\n${vscode.l10n.t('Left out:')}\n\n`);
     for (const skip of skipped) {
@@ -72,6 +78,7 @@ export const mine: CommandHandler = async (context): Promise<CommandOutcome | vo
   const report = await mineSession(await services.memory(), ai, session.id, {
     force: true,
     signal,
+    workspaceFolders: citationFolders(vscode.workspace.workspaceFolders ?? []),
     onProgress: ({ done, total }) => reply.progress(vscode.l10n.t('Mining: {0} of {1} parts read…', done, total)),
   });
   reportMining(reply, report);

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { mineSession } from '../../core/ai/mining';
 import { withProvenance } from '../../core/provenance';
 import { selectLanguageModel } from '../ai/lm-provider';
+import { citationFolders } from '../anchors/folders';
 import { SECTION, wholeSetting } from '../config';
 import type { Services } from '../services';
 
@@ -63,7 +64,12 @@ export class AutoMiner implements vscode.Disposable {
       const writer = { kind: 'mining', model: model.id, tool: 'auto-mining', conversation: sessionId } as const;
       const memory = await this.services.memory();
       const report = await withProvenance(writer, () =>
-        mineSession(memory, ai, sessionId, { force: true, signal: this.stopped.signal }),
+        mineSession(memory, ai, sessionId, {
+          force: true,
+          signal: this.stopped.signal,
+          // The folders the store resolves citations in: a cited file elsewhere is dropped, the item kept.
+          workspaceFolders: citationFolders(vscode.workspace.workspaceFolders ?? []),
+        }),
       );
       const saved = report.created.length + report.updated.length;
       this.services.log.info(

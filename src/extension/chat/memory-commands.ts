@@ -5,12 +5,13 @@ import { inScope } from '../../core/operations/scope';
 import type { OperationScope } from '../../core/operations/types';
 import { oneLine } from '../../core/text';
 import { type CommitInfo, type Entity, type MemoryEntity, SHARED_AGENT_ID } from '../../core/types';
+import { citedPlace, exactGlob, type ReferenceCitations, referenceCitations } from '../anchors/chat-references';
 import { COMMANDS } from '../commands/ids';
 import { versionUri } from '../documents/uris';
 import { shortTime } from '../views/labels';
 import { type CommandContext, type CommandHandler, type CommandOutcome, missingPrompt } from './command';
 import type { SavedEntities } from './conversation';
-import { escape } from './reply';
+import { escape, type Reply } from './reply';
 
 /** How many candidates /forget and /history offer when the prompt is a search. */
 const CANDIDATES = 5;
@@ -18,18 +19,36 @@ const CANDIDATES = 5;
 /** How a /remember prompt says it corrects something already remembered. */
 const CORRECTION = /^(?:correction|correct(?:ed|ing)?|actually)\s*[:,-]\s*/i;
 
-/** /remember <text>: saves the text as a memory (or updates its near-duplicate), with an undo button. */
+/**
+ * /remember <text>: saves the text as a memory (or updates its near-duplicate), with an undo button.
+ * The code the request references (`#selection`, `#file`, `#sym:`) is cited; an editor's selection
+ * that is not referenced is not: what a memory cites is what the user put in the request.
+ */
 export const remember: CommandHandler = async (context): Promise<CommandOutcome | void> => {
   if (missingPrompt(context, vscode.l10n.t('Tell me what to remember, e.g. `/remember We deploy on Fridays`.'))) return;
   const { services, reply, request } = context;
   reply.progress(vscode.l10n.t('Saving…'));
+  const cited = await referenceCitations(request.prompt, request.references);
+  if (!cited.said) {
+    reply.markdown(
+      vscode.l10n.t(
+        'Say what to remember about the code, e.g. `/remember #selection retries three times, then gives up`.',
+      ),
+    );
+    return;
+  }
   const memory = await services.memory();
-  const prompt = request.prompt.trim();
+  const prompt = cited.text.trim();
   // "/remember Correction: …" retires the memory it corrects instead of sitting beside it.
   const correction = CORRECTION.exec(prompt);
-  const input = correction
-    ? { content: prompt.slice(correction[0].length).trim() || prompt, category: 'correction' }
-    : { content: prompt };
+  const input = {
+    ...(correction
+      ? { content: prompt.slice(correction[0].length).trim() || prompt, category: 'correction' }
+      : { content: prompt }),
+    // Left out when nothing is cited, so an updated near-duplicate keeps what it cites.
+    ...(cited.citations.length ? { citations: cited.citations } : {}),
+    ...(cited.wholeFiles.length ? { appliesTo: cited.wholeFiles.map(exactGlob) } : {}),
+  };
   const result = await memory.worker.operation('memory_save', services.scope(), input);
   const { entity, commit, deduplicated } = result.data as {
     entity: MemoryEntity;
@@ -46,6 +65,7 @@ export const remember: CommandHandler = async (context): Promise<CommandOutcome 
       : vscode.l10n.t('Remembered as memory `{0}` ({1}). ', entity.id, entity.category),
   );
   reply.anchor(entity, vscode.l10n.t('Open it'));
+  replyCited(reply, cited);
   if (commit.supersedes) {
     const retired = await memory.worker.historyOutline(commit.supersedes);
     reply.markdown(
@@ -61,6 +81,26 @@ export const remember: CommandHandler = async (context): Promise<CommandOutcome 
   reply.button({ command: COMMANDS.undoChatSave, title: vscode.l10n.t('Undo'), arguments: [saved] });
   return { saved };
 };
+
+/** What the memory cites and applies to, and each reference left out with its reason. */
+function replyCited(reply: Reply, cited: ReferenceCitations): void {
+  const code = (names: readonly string[]) => names.map((name) => `\`${name}\``).join(', ');
+  if (cited.citations.length) {
+    reply.markdown(`\n\n${vscode.l10n.t('It cites {0}.', code(cited.citations.map(citedPlace)))}`);
+  }
+  if (cited.wholeFiles.length) {
+    reply.markdown(
+      `\n\n${vscode.l10n.t(
+        'It applies to {0}: too long to cite line by line, so it comes up whenever that file is worked on.',
+        code(cited.wholeFiles),
+      )}`,
+    );
+  }
+  if (cited.skipped.length) {
+    reply.markdown(`\n\n${vscode.l10n.t('Not cited:')}\n`);
+    for (const { name, reason } of cited.skipped) reply.markdown(`\n- ${escape(name)}: ${escape(reason)}`);
+  }
+}
 
 /**
  * The memories a prompt names: the one with that id (if it is this

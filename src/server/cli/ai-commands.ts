@@ -14,6 +14,8 @@ import {
   withMemory,
   withScopeOptions,
   withStoreOptions,
+  withWorkspaceOption,
+  workspaceFolder,
 } from './context';
 import { counted, inline, print, printJson } from './output';
 
@@ -26,7 +28,7 @@ interface AiOptions {
 
 /** `mine` and `consolidate`: the AI pipelines, with the chat model of WORKSPACE_MEMORY_CHAT_URL/_MODEL. */
 export function registerAiCommands(program: Command): void {
-  withAiOptions(withStoreOptions(program.command('mine <sessionId>')))
+  withWorkspaceOption(withAiOptions(withStoreOptions(program.command('mine <sessionId>'))))
     .description('extract memories, skills and profile facts from a session with the chat model')
     .option('--force', 'mine a session already marked as mined', false)
     .action(async (sessionId: string, options: GlobalOptions & AiOptions & { force: boolean }) => {
@@ -39,6 +41,7 @@ export function registerAiCommands(program: Command): void {
             maxRequestChars: options.maxRequestChars,
             signal,
             onProgress: progress('requests'),
+            workspaceFolders: [workspaceFolder(options.workspace, options.dir)],
           }),
         ),
       );
@@ -121,6 +124,9 @@ function miningSummary(report: MiningReport): string {
     ? `dry run, nothing written: ${counted(plan.memories.length, 'memory', 'memories')}, ${counted(plan.skills.length, 'skill')}, ${counted(plan.profileFacts.length, 'profile fact')} planned`
     : `${report.created.length} created, ${report.updated.length} updated${report.markedMined ? ', session marked mined' : ''}`;
   lines.push(`${report.sessionId}: ${counts}, ${report.skipped.length} skipped (${counted(plan.requests, 'request')})`);
+  if (report.droppedCitations > 0) {
+    lines.push(`${counted(report.droppedCitations, 'citation')} left out: not lines of a file in the workspace`);
+  }
   if (report.pendingReview > 0) lines.push(waitingLine(report.pendingReview));
   return lines.join('\n');
 }

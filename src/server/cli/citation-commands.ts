@@ -22,10 +22,15 @@ function citationLine(report: CitedEntityReport, status: CitationStatus, reancho
   switch (status.state) {
     case 'valid':
       return undefined;
-    case 'moved':
-      return `moved    ${name}: ${cited} → ${status.movedTo!.startLine}-${status.movedTo!.endLine}${reanchor ? ' (re-anchored)' : ''}`;
-    case 'changed':
-      return `stale    ${name}: ${cited} changed${status.changedAt ? ` (the file changed ${status.changedAt})` : ''}`;
+    case 'moved': {
+      const to = status.movedTo!;
+      const lines = `${to.startLine}-${to.endLine}`;
+      return `moved    ${name}: ${cited} → ${to.path ? `${inline(to.path)}:${lines}` : lines}${reanchor ? ' (re-anchored)' : ''}`;
+    }
+    case 'changed': {
+      const renamed = status.renamedTo ? ` (the file is now ${inline(status.renamedTo)})` : '';
+      return `stale    ${name}: ${cited} changed${renamed}${status.changedAt ? ` (the file changed ${status.changedAt})` : ''}`;
+    }
     case 'missing':
       return `stale    ${name}: ${cited} is gone (the file was deleted, renamed or is no longer text)`;
   }
