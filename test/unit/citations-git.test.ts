@@ -226,7 +226,7 @@ describe('citations in a git repository', () => {
       }
     });
 
-    it('the full check reports a renamed and edited file as changed, and writes nothing', async () => {
+    it('the full check reports a renamed and edited file as changed, and the citation follows the file, still stale', async () => {
       commitAll(root, 'first');
       const { memory, cleanup } = await openTemp({ workspaceFolders: folders });
       try {
@@ -246,8 +246,12 @@ describe('citations in a git repository', () => {
         assert.equal(status!.renamedTo, 'lib/retry.ts');
         assert.equal(status!.changedAt, fs.statSync(path.join(root, 'lib/retry.ts')).mtime.toISOString());
         assert.equal(report.entities[0]!.stale, true);
-        assert.equal(report.reanchored, 0);
-        assert.deepEqual(await storedCitation(memory, saved.id), saved.citations![0]);
+        // Its path follows the file, so what asks about lib/retry.ts finds it; its lines stay as cited.
+        assert.equal(report.reanchored, 1);
+        assert.deepEqual(await storedCitation(memory, saved.id), { ...saved.citations![0], path: 'lib/retry.ts' });
+        const [about] = await memory.citingFiles('a', undefined, ['lib/retry.ts']);
+        assert.equal(about?.stale, true);
+        assert.equal((await memory.checkCitations()).entities[0]!.citations[0]!.state, 'changed');
       } finally {
         await cleanup();
       }

@@ -63,6 +63,7 @@ const MAX_CITED_FILE_BYTES = 4 * 1024 * 1024;
 
 /** The lines of a text, whatever its line endings; a final line break ends the last line, it does not start one. */
 function linesOf(text: string): string[] {
+  if (text === '') return [];
   const lines = text.split(/\r\n|\r|\n/);
   if (lines.length > 1 && lines.at(-1) === '') lines.pop();
   return lines;
@@ -272,11 +273,14 @@ export function anchorCitation(folders: readonly WorkspaceFolder[], request: Cit
       `A citation's lines run from startLine to endLine, both whole numbers from 1 (got ${startLine}-${endLine}).`,
     );
   }
-  const cited = normalCitedPath(request.path);
-  const file = citedFile(folders, request.path);
-  const secret = secretReason(cited, file);
-  if (secret) throw new MemoryError('INVALID_INPUT', `${cited} cannot be cited: it is a ${secret}.`);
+  const { cited, file } = citablePath(folders, request.path);
   if (!fs.existsSync(file)) throw new MemoryError('INVALID_INPUT', `The cited file ${cited} does not exist.`);
+  if (fs.statSync(file).size > MAX_CITED_FILE_BYTES) {
+    throw new MemoryError(
+      'INVALID_INPUT',
+      `The cited file ${cited} is over ${MAX_CITED_FILE_BYTES / 1024 / 1024} MB, too large to cite by line; name it by an appliesTo glob instead.`,
+    );
+  }
   const lines = readLines(file);
   if (!lines)
     throw new MemoryError('INVALID_INPUT', `The cited file ${request.path} is not a text file in the workspace.`);
@@ -300,6 +304,51 @@ export function anchorCitation(folders: readonly WorkspaceFolder[], request: Cit
     ...(request.symbol ? { symbol: request.symbol } : {}),
     ...(commit ? { commit } : {}),
   };
+}
+
+/** Folders no citation may point into: git's own (a config can hold credentials) and the store's. */
+const UNCITABLE = new Set(['.git', '.workspace-memory']);
+
+/**
+ * A path a citation may name, normalised, and the file it leads to:
+ * inside its workspace folder (every link followed), not in git's or the
+ * store's folder, not a file of credentials. INVALID_INPUT saying why not.
+ */
+function citablePath(folders: readonly WorkspaceFolder[], given: string): { cited: string; file: string } {
+  const file = citedFile(folders, given);
+  const cited = citableName(given);
+  // A link named notes.txt may lead to .env.
+  const secret = secretReason(cited, file);
+  if (secret) throw new MemoryError('INVALID_INPUT', `${cited} cannot be cited: it is a ${secret}.`);
+  return { cited, file };
+}
+
+/**
+ * The path of a citation given whole, checked as far as it can be without
+ * its file: not into git's or the store's folder, not a file of
+ * credentials, not through a link out of the workspace. A path naming a
+ * folder that is not open now is kept: the citation reads as missing there.
+ */
+function wholeCitationPath(folders: readonly WorkspaceFolder[], given: string): string {
+  let location: CitedLocation;
+  try {
+    location = citedLocation(folders, given);
+  } catch {
+    return normalCitedPath(given);
+  }
+  const file = path.join(location.folder.path, location.rest);
+  return fs.existsSync(file) ? citablePath(folders, given).cited : citableName(given);
+}
+
+/** A path refused for its name alone: inside git's or the store's folder, or a file of credentials. */
+function citableName(given: string): string {
+  const cited = normalCitedPath(given);
+  if (cited.split('/').some((part) => UNCITABLE.has(part))) {
+    throw new MemoryError('INVALID_INPUT', `${cited} cannot be cited: it is inside git's or the store's own folder.`);
+  }
+  const secret = secretFileReason(path.posix.basename(cited));
+  if (secret) throw new MemoryError('INVALID_INPUT', `${cited} cannot be cited: it is a ${secret}.`);
+  return cited;
 }
 
 /**
@@ -396,6 +445,9 @@ function findLines(lines: readonly string[], citation: Citation): CitationCheck 
   const redacted = REDACTED.test(citation.text);
   const at = (start: number) => normalizedHash(lines.slice(start, start + span), redacted);
   if (citation.endLine <= lines.length && at(citation.startLine - 1) === citation.hash) return { state: 'valid' };
+  // Most of the block still stands where it was: it was edited there. A copy of the old lines elsewhere
+  // in the file (two functions ending alike) is not where it went.
+  if (editedInPlace(lines, citation)) return { state: 'changed' };
   // Nearest first: the same lines often appear twice (a repeated block), and the move is usually small.
   const starts = Array.from({ length: Math.max(lines.length - span + 1, 0) }, (_, start) => start).sort(
     (a, b) => Math.abs(a - citation.startLine + 1) - Math.abs(b - citation.startLine + 1),
@@ -412,6 +464,29 @@ function findLines(lines: readonly string[], citation: Citation): CitationCheck 
   return { state: 'changed' };
 }
 
+/** A line that says something of its own: not blank, not a lone brace or bracket. */
+const telling = (line: string): boolean => /[^\s{}()[\];,]/.test(line) && line.trim().length > 3;
+
+/**
+ * Whether the cited block was edited where it stands rather than moved: of
+ * its telling lines (as kept, up to 40, none with a secret cut out), at
+ * least half are still on their own lines. A block that moved holds other
+ * lines at its old place; one edited in place keeps most of its own.
+ */
+function editedInPlace(lines: readonly string[], citation: Citation): boolean {
+  const kept = citation.text.split('\n');
+  let compared = 0;
+  let same = 0;
+  kept.forEach((line, index) => {
+    const last = index === kept.length - 1 && line.endsWith('…');
+    if (last || REDACTED.test(line) || !telling(line)) return;
+    compared++;
+    const now = lines[citation.startLine - 1 + index];
+    if (now !== undefined && comparable(now) === comparable(line)) same++;
+  });
+  return compared >= 2 && same * 2 >= compared;
+}
+
 /**
  * Citations as a write stores them: each given as a path and lines is
  * anchored (what the lines say now is read and kept); one given whole (an
@@ -421,9 +496,20 @@ export function anchorAll(
   folders: readonly WorkspaceFolder[],
   citations: readonly (CitationRequest | Citation)[],
 ): Citation[] {
-  return citations.map((cited) =>
-    'hash' in cited && typeof cited.hash === 'string' && typeof cited.text === 'string'
-      ? cited
-      : anchorCitation(folders, cited),
-  );
+  const anchored = citations.map((cited) => {
+    if (!('hash' in cited && typeof cited.hash === 'string' && typeof cited.text === 'string')) {
+      return anchorCitation(folders, cited);
+    }
+    // Kept as given (its file may have changed since, or be gone), but it must name a place a
+    // citation may name: what a caller hands in whole is checked like what the store reads itself.
+    return { ...cited, path: wholeCitationPath(folders, cited.path) };
+  });
+  // The same lines cited twice are one citation.
+  const seen = new Set<string>();
+  return anchored.filter(({ path: where, startLine, endLine }) => {
+    const key = `${where}:${startLine}-${endLine}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

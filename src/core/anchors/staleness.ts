@@ -6,7 +6,14 @@ import { asWriter } from '../provenance';
 import type { Database } from '../store/database';
 import { ENTITY_SELECT, rowToEntity } from '../store/entity-queries';
 import { canonicalJson } from '../store/hashing';
-import { type Citation, type Entity, type MemoryEntity, SHARED_AGENT_ID, type SkillEntity } from '../types';
+import {
+  type Citation,
+  type Entity,
+  type MemoryEntity,
+  SHARED_AGENT_ID,
+  type SkillEntity,
+  TEAM_AGENT_ID,
+} from '../types';
 import { assertId } from '../validation';
 import { appliesTo } from './applies-to';
 import {
@@ -19,7 +26,7 @@ import {
   folderCommit,
 } from './citations';
 import { GitRenames } from './git';
-import { normalCitedPath, type WorkspaceFolder } from './workspace-paths';
+import { normalCitedPath, type WorkspaceFolder, workspaceRelative } from './workspace-paths';
 
 /** A memory or skill that cites code. */
 export type CitingEntity = MemoryEntity | SkillEntity;
@@ -44,6 +51,8 @@ export interface CitedEntityReport {
   citations: CitationStatus[];
   /** The entity's `appliesTo` globs that match the files asked about (none when it only cites them). */
   matchedGlobs?: string[];
+  /** The full check wrote its moved citations at their new places (not when another writer changed it meanwhile). */
+  reanchored?: boolean;
   /** A citation changed or is missing: what the entity says may no longer be true. */
   stale: boolean;
 }
@@ -140,7 +149,7 @@ export function citingFiles(
   scope: { agentId: string; userId?: string },
   paths?: readonly string[],
 ): CitedEntityReport[] {
-  const wanted = paths && [...new Set(paths.map(normalCitedPath))];
+  const wanted = paths && [...new Set(paths.map((given) => workspaceRelative(folders, given)))];
   return citingEntities(db, scope.agentId).flatMap((entity) => {
     if (entity.userId !== undefined && entity.userId !== scope.userId) return [];
     const cited = (entity.citations ?? []).filter(
@@ -174,7 +183,15 @@ async function reanchor(
   if (!now || now.updatedAt !== entity.updatedAt || canonicalJson(now.citations) !== canonicalJson(entity.citations)) {
     return false;
   }
-  const moved = citations.map(({ citation, movedTo }) => (movedTo ? reanchored(folders, citation, movedTo) : citation));
+  const moved = citations.map(({ citation, movedTo, renamedTo }) =>
+    movedTo
+      ? reanchored(folders, citation, movedTo)
+      : // Changed in a file git renamed: it follows the file (still stale: its lines are as they were
+        // cited), so what asks about the new file finds it.
+        renamedTo
+        ? { ...citation, path: renamedTo }
+        : citation,
+  );
   try {
     await asWriter('anchoring', () =>
       collection.update(entity.id, { citations: moved }, { message: 're-anchor citations to the lines they moved to' }),
@@ -205,7 +222,8 @@ function reanchored(
 
 /** Live memories and skills whose current version cites code or names files by appliesTo, through the small refs_cites index. */
 function citingEntities(db: Database, agentId: string | undefined): CitingEntity[] {
-  const agent = agentId === undefined ? '' : ` AND r.agent_id IN (?, '${SHARED_AGENT_ID}')`;
+  // An agent sees its own, the shared skills and the team's memory.
+  const agent = agentId === undefined ? '' : ` AND r.agent_id IN (?, '${SHARED_AGENT_ID}', '${TEAM_AGENT_ID}')`;
   return db
     .all(
       // INDEXED BY: without statistics SQLite would rather walk every memory of the agent by refs_scope.
@@ -261,9 +279,13 @@ export async function checkCitations(
       );
     }
     for (const { state } of citations) counts[state]++;
-    entities.push({ entity, citations, stale: noteOf(citations) !== undefined });
-    if (options.reanchor !== false && citations.some(({ movedTo }) => movedTo)) {
-      if (await reanchor(folders, collections, entity, citations)) reanchored++;
+    const report: CitedEntityReport = { entity, citations, stale: noteOf(citations) !== undefined };
+    entities.push(report);
+    if (options.reanchor !== false && citations.some(({ movedTo, renamedTo }) => movedTo || renamedTo)) {
+      if (await reanchor(folders, collections, entity, citations)) {
+        report.reanchored = true;
+        reanchored++;
+      }
     }
   }
   return { entities, counts, reanchored };

@@ -15,7 +15,7 @@ const place = ({ path, startLine, endLine }: { path: string; startLine: number; 
   `${inline(path)}:${startLine === endLine ? startLine : `${startLine}-${endLine}`}`;
 
 /** One citation that needs a reader's eye, on one line; nothing for a valid one. */
-function citationLine(report: CitedEntityReport, status: CitationStatus, reanchor: boolean): string | undefined {
+function citationLine(report: CitedEntityReport, status: CitationStatus): string | undefined {
   const { entity } = report;
   const name = `${entity.type} “${inline(entityTitle(entity, 48).title)}” (${entity.id})`;
   const cited = place(status.citation);
@@ -25,11 +25,11 @@ function citationLine(report: CitedEntityReport, status: CitationStatus, reancho
     case 'moved': {
       const to = status.movedTo!;
       const lines = `${to.startLine}-${to.endLine}`;
-      return `moved    ${name}: ${cited} → ${to.path ? `${inline(to.path)}:${lines}` : lines}${reanchor ? ' (re-anchored)' : ''}`;
+      return `moved    ${name}: ${cited} → ${to.path ? `${inline(to.path)}:${lines}` : lines}${report.reanchored ? ' (re-anchored)' : ''}`;
     }
     case 'changed': {
-      const renamed = status.renamedTo ? ` (the file is now ${inline(status.renamedTo)})` : '';
-      return `stale    ${name}: ${cited} changed${renamed}${status.changedAt ? ` (the file changed ${status.changedAt})` : ''}`;
+      const renamed = status.renamedTo ? ` in ${inline(status.renamedTo)}, its new name,` : '';
+      return `stale    ${name}: ${cited} changed${renamed}${status.changedAt ? ` on ${status.changedAt.slice(0, 10)}` : ''}`;
     }
     case 'missing':
       return `stale    ${name}: ${cited} is gone (the file was deleted, renamed or is no longer text)`;
@@ -65,7 +65,7 @@ export function registerCitationCommands(program: Command): void {
       else {
         for (const entry of report.entities) {
           for (const status of entry.citations) {
-            const line = citationLine(entry, status, options.reanchor);
+            const line = citationLine(entry, status);
             if (line) print(line);
           }
         }
