@@ -3,7 +3,6 @@ import * as path from 'node:path';
 
 import type { Embedder } from './ai/embedder';
 import { anchorAll, CitedFiles, normalizeFolders } from './anchors/citations';
-import type { WorkspaceFolder } from './anchors/workspace-paths';
 import {
   checkCitations,
   type CitationCheckOptions,
@@ -12,10 +11,10 @@ import {
   citingFiles,
   staleNotes,
 } from './anchors/staleness';
+import type { WorkspaceFolder } from './anchors/workspace-paths';
 import type { Collection, CollectionContext } from './collections/collection';
 import { type Groups, groupsOf } from './collections/groups';
 import { ProfileCollection } from './collections/profiles';
-import { type UnusedReport, unusedEntities } from './trust/unused';
 import { AgentScopedCollection, MemoryCollection } from './collections/searchable';
 import { SessionCollection } from './collections/sessions';
 import { MemoryError } from './errors';
@@ -52,10 +51,14 @@ import { Database } from './store/database';
 import { headProvenance } from './store/entity-queries';
 import { EntityStore } from './store/entity-store';
 import { prepareStoreFolder, STORE_FILE } from './store/store-file';
+import { TeamFolderMirror } from './team/mirror';
+import { type TeamChange } from './team/sync';
+import { Team } from './team/team';
 import { Reverter, type RevertFilter, type RevertReport } from './trust/revert';
 import { Review } from './trust/review';
 import { isQueued, resolveReviewPolicy, type ReviewMode, type ReviewPolicy } from './trust/review-policy';
 import { SecretAudit } from './trust/secret-audit';
+import { unusedEntities, type UnusedReport } from './trust/unused';
 import type { Entity, EntityType, HistoryEntry } from './types';
 import { assertEntityType, assertId, assertOptionalId, isArray } from './validation';
 import { type VerifyReport, verifyState } from './verify';
@@ -121,6 +124,12 @@ export interface MemoryOptions {
    * `ignore` the change. The extension's `workspaceMemory.staleness.inRecall`.
    */
   staleness?: StalenessMode;
+  /**
+   * The repository's team folder (absolute; see team/folder.ts teamFolderPath,
+   * which keeps it inside the workspace): its files are the team scope,
+   * `memory.team` syncs them in, and a write to a team entity writes its file.
+   */
+  teamFolder?: string;
 }
 
 export { STORE_FILE };
@@ -157,6 +166,8 @@ export class Memory {
   /** Writes waiting for a person's approval: list, approve, reject. */
   readonly review: Review;
   private readonly reverter: Reverter;
+  /** The team scope, when the store has a team folder (MemoryOptions.teamFolder). */
+  readonly team: Team | undefined;
   /** The clock (MemoryOptions.now). */
   private readonly now: () => Date;
   /** The folders citations resolve against (MemoryOptions.workspaceFolders). */
@@ -190,6 +201,11 @@ export class Memory {
       this.events.emit('warning', { message });
     };
     this.groups = groupsOf(db);
+    if (options.teamFolder !== undefined) {
+      const mirror = new TeamFolderMirror(options.teamFolder);
+      store.teamMirror = mirror;
+      this.team = new Team(store, mirror, (changes) => this.announce(changes));
+    }
     const vectors = new VectorIndex(db);
     this.embeddings = options.embedder ? new Embeddings(db, vectors, options.embedder, warn) : undefined;
     const hybrid = new HybridSearch(searcher, vectors, store, this.embeddings, warn);
@@ -287,6 +303,15 @@ export class Memory {
       ...options,
       workspaceFolders,
     });
+  }
+
+  /** Sends the events of changes made outside the collections (the team folder's sync, sharing). */
+  private announce(changes: readonly TeamChange[]): void {
+    for (const change of changes) {
+      if (change.kind === 'delete') this.events.emit('entity:delete', change);
+      else if (change.kind === 'update') this.events.emit('entity:update', change);
+      else this.events.emit('entity:save', change);
+    }
   }
 
   /**

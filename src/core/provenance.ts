@@ -20,6 +20,7 @@ export const WRITER_KINDS = [
   'mining',
   'consolidation',
   'anchoring',
+  'team',
 ] as const;
 export type WriterKind = (typeof WRITER_KINDS)[number];
 
@@ -140,6 +141,7 @@ const KIND_LABEL: Record<WriterKind | 'unknown', string> = {
   mining: 'mining',
   consolidation: 'consolidation',
   anchoring: 'code anchoring',
+  team: 'the team folder',
   unknown: 'unknown',
 };
 
@@ -157,7 +159,9 @@ export function describeProvenance(provenance: CommitProvenance, author?: string
         ? (person ?? KIND_LABEL[provenance.kind])
         : provenance.kind === 'cli' && person
           ? `${person} (CLI)`
-          : KIND_LABEL[provenance.kind];
+          : provenance.kind === 'team' && person
+            ? `${person} (team folder)`
+            : KIND_LABEL[provenance.kind];
   const parts = [`by ${who}`];
   if (provenance.model) parts.push(provenance.model);
   if (provenance.tool) parts.push(provenance.tool);

@@ -10,6 +10,20 @@ export type EntityType = (typeof ENTITY_TYPES)[number];
 export const SHARED_TYPES: readonly EntityType[] = ['skill', 'knowledge', 'profile'];
 
 /**
+ * The agent id of the team scope: memories and skills kept as files in the
+ * repository's team folder (see team/), shared by everyone who clones it and
+ * read by every agent and user.
+ */
+export const TEAM_AGENT_ID = '_team';
+
+/** The types the team scope holds, each in the team folder's folder of its name. */
+export const TEAM_TYPES = ['memory', 'skill'] as const satisfies readonly EntityType[];
+export type TeamType = (typeof TEAM_TYPES)[number];
+
+/** Whether entities of `type` may be team memory. */
+export const isTeamType = (type: EntityType): type is TeamType => (TEAM_TYPES as readonly EntityType[]).includes(type);
+
+/**
  * The types search and recall look in, each with its own full-text index.
  * Profiles are fetched by user and sessions by conversation.
  */

@@ -8,11 +8,14 @@ import {
   ENTITY_TYPES,
   type EntityType,
   type InputByType,
+  isTeamType,
   MEMORY_CATEGORIES,
   SHARED_AGENT_ID,
   SHARED_TYPES,
   SKILL_CATEGORIES,
   SKILL_STATUSES,
+  TEAM_AGENT_ID,
+  TEAM_TYPES,
   type UpdateByType,
 } from './types';
 import { loadZod } from './zod-loader';
@@ -101,12 +104,22 @@ export function assertJsonInput(
   );
 }
 
-/** Only some types live in the shared scope; a memory or session saved there would belong to no agent. */
+/**
+ * Only some types live in the shared scope (a memory or session saved there
+ * would belong to no agent), and only memories and skills in the team scope
+ * (its folder holds nothing else).
+ */
 export function assertAgentFor(type: EntityType, agentId: string): string {
   if (agentId === SHARED_AGENT_ID && !SHARED_TYPES.includes(type)) {
     throw new MemoryError(
       'INVALID_INPUT',
       `A ${type} cannot belong to the shared agent "${SHARED_AGENT_ID}"; the shared types are ${SHARED_TYPES.join(', ')}.`,
+    );
+  }
+  if (agentId === TEAM_AGENT_ID && !isTeamType(type)) {
+    throw new MemoryError(
+      'INVALID_INPUT',
+      `A ${type} cannot belong to the team scope "${TEAM_AGENT_ID}"; it holds ${TEAM_TYPES.join(' and ')}s.`,
     );
   }
   return agentId;

@@ -27,6 +27,8 @@ describe('workspaceMemory.review.agentWrites', () => {
       mining: 'queue',
       consolidation: 'queue',
       anchoring: 'immediate',
+      // The team folder's changes were reviewed in git; the store follows them.
+      team: 'immediate',
     });
   });
 

@@ -50,7 +50,8 @@ function withAnchors<I extends object>(ctx: CollectionContext, input: I): I {
   return citations ? { ...input, citations: ctx.anchor(citations) } : input;
 }
 
-const DEFAULTS: { [T in EntityType]: Partial<InputByType[T]> } = {
+/** What a new entity of each type holds where its input says nothing. */
+export const ENTITY_DEFAULTS: { [T in EntityType]: Partial<InputByType[T]> } = {
   memory: { tags: [], category: 'fact' },
   skill: { tags: [], category: 'procedure', status: 'active' },
   knowledge: { tags: [] },
@@ -145,7 +146,7 @@ export class Collection<T extends EntityType> {
         type: this.type,
         agentId,
         ...(userId === undefined ? {} : { userId }),
-        ...DEFAULTS[this.type],
+        ...ENTITY_DEFAULTS[this.type],
         ...input,
       } as VersionBody;
       // Secrets are dealt with once, after middleware (which could add one) and before embedding.

@@ -4,7 +4,7 @@ import { findNearDuplicate } from '../search/dedup';
 import type { SearchOptions, SearchResult, SearchScope } from '../search/searcher';
 import type { VersionBody } from '../store/entity-store';
 import type { CommitInfo, EntityByType, InputByType, MemoryEntity, SearchableType } from '../types';
-import { SHARED_AGENT_ID } from '../types';
+import { isTeamType, SHARED_AGENT_ID, TEAM_AGENT_ID } from '../types';
 import { assertId, assertLimit, assertOptionalId } from '../validation';
 import { Collection } from './collection';
 
@@ -43,6 +43,8 @@ export abstract class SearchableCollection<T extends SearchableType> extends Col
   protected scope(agentId: string, userId: string | undefined, includeShared = false): SearchScope {
     const agent = assertId(agentId, 'agent id');
     const agentIds = includeShared && agent !== SHARED_AGENT_ID ? [agent, SHARED_AGENT_ID] : [agent];
+    // The team's memories and skills (the repository's team folder) are everyone's: found with each agent's own.
+    if (isTeamType(this.type) && agent !== TEAM_AGENT_ID) agentIds.push(TEAM_AGENT_ID);
     return { type: this.type, agentIds, userId: assertOptionalId(userId, 'user id') };
   }
 

@@ -2,7 +2,15 @@ import { MemoryError } from '../errors';
 import { currentProvenance, type Provenance } from '../provenance';
 import type { EntityIndexer } from '../search/fts-index';
 import { guardFields, guardText, type SecretPolicy } from '../secrets/guard';
-import type { CommitInfo, CommitMeta, CommitOp, Entity, EntityType, HistoryEntry } from '../types';
+import {
+  type CommitInfo,
+  type CommitMeta,
+  type CommitOp,
+  type Entity,
+  type EntityType,
+  type HistoryEntry,
+  TEAM_AGENT_ID,
+} from '../types';
 import { assertContentSize } from '../validation';
 import { commitHash, commitMetaOf, REF_STATE, type RefState, stateOfHead } from './commits';
 import { assertNotDamaged } from './damage-marker';
@@ -47,6 +55,20 @@ const ID_FIELDS: ReadonlySet<string> = new Set([
   'conversationId',
   'sourceHash',
 ]);
+
+/**
+ * Told of every change to an entity of the team scope, inside the write's
+ * transaction, so that the team folder's file is written (or removed) with
+ * the commit or not at all: a file that cannot be written fails the write.
+ * Not told of the changes the folder itself brought (writer kind `team`).
+ */
+export interface TeamMirror {
+  /**
+   * `entity`: the live team entity now; undefined when it is no longer one
+   * (deleted, held, retired, made personal). `author`: who made the change.
+   */
+  changed(id: string, entity: Entity | undefined, author: string): void;
+}
 
 /** What a write adds to its commit's meta besides who made it. */
 export type CommitLinks = Omit<CommitMeta, 'by'>;
@@ -100,6 +122,15 @@ export class EntityStore {
 
   /** Read counts, beside the history. */
   readonly access: AccessCounts;
+  /** Where team entities are kept as files, when the store has a team folder (see team/mirror.ts). */
+  teamMirror: TeamMirror | undefined;
+
+  /** Tells the team mirror of a change to `id`, when it is or was a team entity and the folder did not bring it. */
+  private mirror(id: string, wasTeam: boolean, entity: Entity | undefined, commit: CommitInfo): void {
+    if (!this.teamMirror || this.currentWriter().kind === 'team') return;
+    const isTeam = entity?.agentId === TEAM_AGENT_ID;
+    if (wasTeam || isTeam) this.teamMirror.changed(id, isTeam ? entity : undefined, commit.author);
+  }
   /** What was done, one entry per operation. */
   readonly log: AuditLog;
 
@@ -294,13 +325,9 @@ export class EntityStore {
       place,
       anchored(body) ? 1 : null,
     );
-    return {
-      entity: entityFromBody(request.id, request.body, createdAt, commit.time),
-      commit,
-      changed: true,
-      moved: false,
-      objectSeq,
-    };
+    const entity = entityFromBody(request.id, request.body, createdAt, commit.time);
+    this.mirror(request.id, ref?.agentId === TEAM_AGENT_ID, state === REF_STATE.live ? entity : undefined, commit);
+    return { entity, commit, changed: true, moved: false, objectSeq };
   }
 
   /**
@@ -335,6 +362,7 @@ export class EntityStore {
       commit.time,
       ref.id,
     );
+    this.mirror(ref.id, ref.agentId === TEAM_AGENT_ID, undefined, commit);
     return commit;
   }
 
@@ -357,9 +385,11 @@ export class EntityStore {
     const { commit, seq } = this.appendCommit(ref.id, ref, ref.object, ref.objectSeq, op, message, undefined, links);
     const state = stateOfHead(commit);
     let searchRowid: number | null = null;
+    let live: Entity | undefined;
     if (state === REF_STATE.live) {
       const body = this.objectBodyAt(ref.objectSeq, ref.id);
       if (body) searchRowid = this.indexer.index(ref.id, body, false);
+      if (body) live = entityFromBody(ref.id, body, ref.createdAt, commit.time);
     } else if (ref.state === REF_STATE.live) this.indexer.remove(ref.id);
     this.db.run(
       'UPDATE refs SET head_seq = ?, deleted = ?, updated_at = ?, search_rowid = ? WHERE id = ?',
@@ -369,6 +399,7 @@ export class EntityStore {
       searchRowid,
       ref.id,
     );
+    this.mirror(ref.id, ref.agentId === TEAM_AGENT_ID, live, commit);
     return commit;
   }
 
@@ -470,15 +501,18 @@ export class EntityStore {
     time = this.timestamp(),
     links: CommitLinks = {},
   ): { commit: CommitInfo; seq: number } {
-    const meta: CommitMeta = { by: this.currentWriter(), ...links };
+    const by = this.currentWriter();
+    const meta: CommitMeta = { by, ...links };
     // Messages quote what callers named (a revert's writer name): no secret gets in that way either.
     if (this.secrets !== 'allow') message = guardText(message, 'redact').text;
     const metaText = canonicalJson(meta);
-    const fields = { entityId, parent: parent?.head ?? null, object, time, author: this.author, message, op };
+    // A change the team folder brought is its git author's, not this machine's user's.
+    const author = by.kind === 'team' && by.name ? by.name : this.author;
+    const fields = { entityId, parent: parent?.head ?? null, object, time, author, message, op };
     const commit: CommitInfo = {
       hash: commitHash({ ...fields, meta: metaText }),
       ...fields,
-      ...commitMetaOf(metaText, this.author, op),
+      ...commitMetaOf(metaText, author, op),
     };
     const { lastInsertRowid } = this.db.run(
       `INSERT INTO commits (hash, entity_id, parent_seq, object_seq, time, author, message, op, meta)

@@ -6,7 +6,7 @@
  */
 import type { StaleNote } from '../anchors/staleness';
 import { oneLine } from '../text';
-import type { Entity } from '../types';
+import { type Entity, TEAM_AGENT_ID } from '../types';
 import { looksLikeInstruction } from './instructions';
 
 /**
@@ -118,6 +118,8 @@ function sourceLine(entity: Entity, options: QuoteOptions): string {
   const { tags, where, under } = labels(entity);
   const parts = [`${options.lead ? `${options.lead} ` : ''}${entity.type} ${quoteInline(entity.id, 200)}`];
   if (entity.type === 'memory' || entity.type === 'skill') parts.push(entity.category);
+  // Said, so a model knows the repository's team keeps it (and a person reviews its changes there).
+  if (entity.agentId === TEAM_AGENT_ID) parts.push('team memory');
   if (entity.type === 'skill' && entity.status !== 'active') parts.push(entity.status);
   if (entity.type === 'profile' && entity.userId) parts.push(`of user ${quoteInline(entity.userId, 200)}`);
   if (where) parts.push(`from ${quoteInline(where, 200)}${under ? ` under ${quoteInline(under)}` : ''}`);

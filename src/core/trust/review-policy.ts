@@ -24,6 +24,9 @@ export const DEFAULT_REVIEW: Readonly<Record<WriterKind, ReviewMode>> = {
   consolidation: 'queue',
   // It only moves a citation to the lines that moved, content unchanged.
   anchoring: 'immediate',
+  // The team folder as git brought it: its changes were reviewed there (a pull request), and the store
+  // follows the files whatever the policy says (see isQueued).
+  team: 'immediate',
 };
 
 function assertMode(value: unknown, where: string): ReviewMode {
@@ -63,5 +66,7 @@ export function resolveReviewPolicy(policy: unknown = {}): Record<WriterKind, Re
  */
 export function isQueued(modes: Readonly<Record<WriterKind, ReviewMode>>, fallback: Provenance): boolean {
   const writer = currentProvenance() ?? fallback;
+  // The files are the team scope's truth: holding their change back would leave the store behind them.
+  if (writer.kind === 'team') return false;
   return !writer.confirmed && modes[writer.kind] === 'queue';
 }

@@ -11,8 +11,10 @@ import { MemoryError } from '../../core/errors';
 import { Memory } from '../../core/memory';
 import type { OperationScope } from '../../core/operations';
 import type { SecretPolicy } from '../../core/secrets/guard';
+import { DEFAULT_TEAM_FOLDER, teamFolderPath } from '../../core/team/folder';
+import type { Team } from '../../core/team/team';
 import { CONTENT_LIMIT, IMPORT_LIMIT, type ReadLimit, sizeOf } from './files';
-import { endProgress, printError, printProgress } from './output';
+import { counted, endProgress, printError, printProgress } from './output';
 import { dirArgument } from './suggested-command';
 
 /** Options every command takes. */
@@ -108,6 +110,26 @@ export function secretPolicyFromEnvironment(): SecretPolicy | undefined {
 }
 
 /**
+ * The workspace's team folder (`.memory`, or WORKSPACE_MEMORY_TEAM_FOLDER,
+ * relative to the workspace) when it exists; refused when it leads outside
+ * the workspace.
+ */
+export function existingTeamFolder(workspace: string): string | undefined {
+  const folder = teamFolderPath(workspace, environmentValue('WORKSPACE_MEMORY_TEAM_FOLDER') ?? DEFAULT_TEAM_FOLDER);
+  return fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory() ? folder : undefined;
+}
+
+/** Brings the team folder into the store, saying on standard error when files were left out. */
+async function syncTeam(team: Team): Promise<void> {
+  const { problems } = await team.sync();
+  if (problems.length) {
+    printError(
+      `workspace-memory: warning: ${counted(problems.length, 'team file')} not taken in (see \`workspace-memory team status\`)`,
+    );
+  }
+}
+
+/**
  * Opens the store for one command and always closes it. Commands other than
  * `init` refuse to create a store by accident in a mistyped folder.
  */
@@ -115,6 +137,8 @@ export async function withMemory<T>(
   options: GlobalOptions,
   work: (memory: Memory) => Promise<T>,
   create = false,
+  /** false: the command syncs the team folder itself (`team sync`), or must see the store as it is. */
+  teamSync = true,
 ): Promise<T> {
   if (!create && !fs.existsSync(path.join(path.resolve(options.dir), 'memory.db'))) {
     throw new MemoryError(
@@ -122,6 +146,8 @@ export async function withMemory<T>(
       `No store in ${path.resolve(options.dir)}; run \`workspace-memory init${dirArgument(options.dir, defaultDir())}\` first.`,
     );
   }
+  const workspace = workspaceFolder(options.workspace, options.dir);
+  const teamFolder = existingTeamFolder(workspace.path);
   const memory = await Memory.open({
     dir: options.dir,
     writer: { kind: 'cli' },
@@ -129,10 +155,13 @@ export async function withMemory<T>(
     // Only `init` may turn an empty store file into a new store; any other command says it is empty.
     init: create,
     embedder: embedderFromEnvironment(),
-    workspaceFolders: [workspaceFolder(options.workspace, options.dir)],
+    workspaceFolders: [workspace],
+    ...(teamFolder ? { teamFolder } : {}),
     onWarning: (message) => printError(`workspace-memory: warning: ${message}`),
   });
   try {
+    // What a pull or a checkout brought is in the team folder: every command sees it.
+    if (memory.team && teamSync) await syncTeam(memory.team);
     return await work(memory);
   } finally {
     await memory.close();

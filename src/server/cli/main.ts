@@ -11,6 +11,7 @@ import { commanderOutput, guardOutput, printError } from './output';
 import { registerRagCommands } from './rag-commands';
 import { registerSearchCommands } from './search-commands';
 import { registerStoreCommands } from './store-commands';
+import { registerTeamCommands } from './team-commands';
 import { registerTrustCommands } from './trust-commands';
 
 declare const PACKAGE_VERSION: string;
@@ -35,6 +36,7 @@ export async function main(argv: string[]): Promise<number> {
   registerAiCommands(program);
   registerTrustCommands(program);
   registerCitationCommands(program);
+  registerTeamCommands(program);
   registerCallCommand(program);
   registerMcpCommand(program, PACKAGE_VERSION);
   program.commands.forEach(function exitOverride(command: Command) {

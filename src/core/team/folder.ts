@@ -1,0 +1,206 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import { MemoryError } from '../errors';
+import { isInside } from '../paths';
+import { TEAM_TYPES } from '../types';
+import {
+  duplicateIdProblem,
+  findDuplicateIds,
+  parseTeamFile,
+  shortId,
+  TEAM_FILE_MAX_BYTES,
+  type TeamFileEntry,
+  type TeamFileProblem,
+} from './format';
+
+/*
+ * The team folder on disk: where it is (always inside the workspace), and
+ * what is in it, read whole. A file that cannot be imported is listed with
+ * its problem, never half-read; the rest of the folder still counts.
+ */
+
+/** The team folder's place in the workspace by default (`workspaceMemory.team.folder`). */
+export const DEFAULT_TEAM_FOLDER = '.memory';
+
+/** A team file read whole, with its path relative to the team folder (`/`-separated). */
+export type TeamFolderEntry = TeamFileEntry & { path: string };
+
+export interface TeamFolderProblem {
+  path: string;
+  problem: TeamFileProblem;
+}
+
+export interface TeamFolderScan {
+  entries: TeamFolderEntry[];
+  /** Files and folders that were not imported, and why. */
+  problems: TeamFolderProblem[];
+}
+
+/** Files at the folder's top that are not entities and are left alone (a team's README, git's attributes). */
+const LEFT_ALONE = new Set(['readme.md', '.gitattributes', '.gitignore']);
+
+/**
+ * The team folder of a workspace: `folder` (relative to the workspace,
+ * `.memory` by default) resolved, refused when it names a place outside the
+ * workspace, by its path or, where it exists, through a link.
+ */
+export function teamFolderPath(workspace: string, folder: string = DEFAULT_TEAM_FOLDER): string {
+  const given = folder.trim();
+  if (!given || path.isAbsolute(given) || given.split(/[\\/]/).includes('..')) {
+    throw new MemoryError('INVALID_INPUT', `The team folder must be a folder inside the workspace, not "${folder}".`);
+  }
+  const root = path.resolve(workspace);
+  const resolved = path.join(root, given);
+  if (fs.existsSync(resolved) && !isInside(fs.realpathSync.native(root), fs.realpathSync.native(resolved))) {
+    throw new MemoryError('INVALID_INPUT', `The team folder ${given} leads outside the workspace.`);
+  }
+  return resolved;
+}
+
+const problem = (file: string, code: TeamFileProblem['code'], message: string, fix: string): TeamFolderProblem => ({
+  path: file,
+  problem: { code, message, fix },
+});
+
+/**
+ * Everything in the team folder: its memory/ and skill/ files read whole,
+ * and a problem for each thing that cannot be imported. Links are never
+ * followed (one could lead out of the repository); a folder that does not
+ * exist is an empty one.
+ */
+export function scanTeamFolder(root: string): TeamFolderScan {
+  const entries: TeamFolderEntry[] = [];
+  const problems: TeamFolderProblem[] = [];
+  const top = readFolder(root);
+  for (const item of top) {
+    if (item.isDirectory() && (TEAM_TYPES as readonly string[]).includes(item.name)) continue;
+    if (item.isFile() && LEFT_ALONE.has(item.name.toLowerCase())) continue;
+    problems.push(
+      problem(
+        item.name,
+        'LOCATION',
+        `${item.name} is not a team entity: the team folder holds memory/ and skill/ folders of Markdown files.`,
+        'Move it out of the team folder, or into memory/ or skill/ as a team file.',
+      ),
+    );
+  }
+  const files: { path: string; size: number }[] = [];
+  for (const type of TEAM_TYPES) {
+    const folder = path.join(root, type);
+    const stats = fs.lstatSync(folder, { throwIfNoEntry: false });
+    if (!stats) continue;
+    if (!stats.isDirectory()) {
+      problems.push(problem(type, 'LOCATION', `${type} is not a folder.`, `Make ${type} a folder of team files.`));
+      continue;
+    }
+    for (const item of readFolder(folder)) files.push(...listed(type, folder, item, problems));
+  }
+  const kept = withoutCaseTwins(files, problems);
+  for (const file of kept) {
+    const parsed = parseTeamFile(fs.readFileSync(path.join(root, file.path)), file.path);
+    if (parsed.ok) entries.push({ ...parsed, path: file.path });
+    else problems.push({ path: file.path, problem: parsed.problem });
+  }
+  // Two files claiming one id: neither is taken, since either could be the one meant.
+  const duplicates = findDuplicateIds(entries);
+  for (const [id, paths] of duplicates) {
+    for (const file of paths) problems.push({ path: file, problem: duplicateIdProblem(id, paths) });
+  }
+  return {
+    entries: entries.filter((entry) => !duplicates.has(entry.id)),
+    problems: problems.sort((a, b) => a.path.localeCompare(b.path)),
+  };
+}
+
+/** A folder's entries, sorted; none when it does not exist. */
+function readFolder(folder: string): fs.Dirent[] {
+  try {
+    return fs.readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+/** One entry of memory/ or skill/: a team file to read, or a problem. */
+function listed(
+  type: string,
+  folder: string,
+  item: fs.Dirent,
+  problems: TeamFolderProblem[],
+): { path: string; size: number }[] {
+  const file = `${type}/${item.name}`;
+  if (item.isSymbolicLink()) {
+    problems.push(
+      problem(
+        file,
+        'LOCATION',
+        `${file} is a link; links are not followed, since one could lead out of the repository.`,
+        'Put the file itself in its place.',
+      ),
+    );
+    return [];
+  }
+  if (!item.isFile() || !item.name.endsWith('.md')) {
+    problems.push(
+      problem(
+        file,
+        'LOCATION',
+        `${file} is not a Markdown file of the team folder.`,
+        `Team files are ${type}/<name>.md; move it out of the team folder.`,
+      ),
+    );
+    return [];
+  }
+  const { size } = fs.statSync(path.join(folder, item.name));
+  if (size > TEAM_FILE_MAX_BYTES) {
+    problems.push(
+      problem(
+        file,
+        'TOO_LARGE',
+        `${file} is ${(size / 1024 / 1024).toFixed(1)} MB; a team file holds at most ${TEAM_FILE_MAX_BYTES / 1024 / 1024} MB.`,
+        'Shorten the memory, or split it into several.',
+      ),
+    );
+    return [];
+  }
+  return [{ path: file, size }];
+}
+
+/**
+ * The files whose names differ only in case are left out, each with a
+ * problem: on a case-insensitive file system (macOS, Windows) they are one
+ * file, and a clone there would hold only one of them.
+ */
+function withoutCaseTwins<T extends { path: string }>(files: readonly T[], problems: TeamFolderProblem[]): T[] {
+  const byFolded = new Map<string, T[]>();
+  for (const file of files) {
+    const key = file.path.toLowerCase();
+    byFolded.set(key, [...(byFolded.get(key) ?? []), file]);
+  }
+  return files.filter((file) => {
+    const twins = byFolded.get(file.path.toLowerCase())!;
+    if (twins.length === 1) return true;
+    problems.push(
+      problem(
+        file.path,
+        'LOCATION',
+        `${twins.map((twin) => twin.path).join(' and ')} differ only in case: on macOS and Windows they are one file.`,
+        'Rename or remove all but one of them.',
+      ),
+    );
+    return false;
+  });
+}
+
+/** The short id a team file's name ends in (`…-<12 hex>.md`), or undefined when it does not end in one. */
+export function shortIdOfPath(file: string): string | undefined {
+  return /-([0-9a-f]{12})\.md$/.exec(file)?.[1];
+}
+
+/** Whether a problem file may be the one that holds `id` (by the short id its name ends in). */
+export function mayHold(problems: readonly TeamFolderProblem[], id: string): boolean {
+  const short = shortId(id);
+  return problems.some((entry) => shortIdOfPath(entry.path) === short);
+}

@@ -1,0 +1,130 @@
+import { ENTITY_DEFAULTS } from '../collections/collection';
+import { isMemoryError } from '../errors';
+import { withProvenance } from '../provenance';
+import type { EntityStore, VersionBody } from '../store/entity-store';
+import { text } from '../store/rows';
+import { type CommitInfo, type Entity, TEAM_AGENT_ID } from '../types';
+import { mayHold, type TeamFolderEntry, type TeamFolderProblem, type TeamFolderScan } from './folder';
+
+/*
+ * The team folder brought into the store: each file's entity written as the
+ * file says (a new version only where it differs), and the team entities
+ * whose file is gone deleted. The files are the truth (they are what git
+ * carries); the store is how they are searched and recalled. A file with a
+ * problem changes nothing: its entity keeps its last good version.
+ */
+
+export interface TeamSyncReport {
+  /** Ids of entities the folder brought that the store did not have as team memory. */
+  added: string[];
+  updated: string[];
+  /** Team entities whose file is gone. */
+  removed: string[];
+  unchanged: number;
+  /** Files not imported, and why. */
+  problems: TeamFolderProblem[];
+}
+
+/** One change the sync made, for the events a Memory sends once the transaction is done. */
+export type TeamChange =
+  | { kind: 'save'; entity: Entity; commit: CommitInfo }
+  | { kind: 'update'; entity: Entity; previous: Entity; commit: CommitInfo }
+  | { kind: 'delete'; entityId: string; entityType: Entity['type']; commit: CommitInfo };
+
+/**
+ * Writes the folder's state into the store, in one transaction: either all of
+ * it lands or none. `authors`: each file's last git author (path relative to
+ * the folder), who the commits name; a file git does not know yet is its
+ * `updatedBy`'s, or else the store's own author's.
+ */
+export function syncTeamFolder(
+  store: EntityStore,
+  scan: TeamFolderScan,
+  authors: ReadonlyMap<string, string>,
+): { report: TeamSyncReport; changes: TeamChange[] } {
+  const report: TeamSyncReport = { added: [], updated: [], removed: [], unchanged: 0, problems: [...scan.problems] };
+  const changes: TeamChange[] = [];
+  store.db.transaction(() => {
+    const inFolder = new Set<string>();
+    for (const entry of scan.entries) {
+      inFolder.add(entry.id);
+      const change = writeEntry(store, entry, authors.get(entry.path) ?? entry.updatedBy, report);
+      if (change) changes.push(change);
+    }
+    for (const id of liveTeamIds(store)) {
+      if (inFolder.has(id) || mayHold(scan.problems, id)) continue;
+      const ref = store.readRef(id)!;
+      const commit = withProvenance({ kind: 'team' }, () => store.tombstone(ref, 'team folder: its file was removed'));
+      report.removed.push(id);
+      changes.push({ kind: 'delete', entityId: id, entityType: ref.type, commit });
+    }
+    const changed = [...report.added, ...report.updated, ...report.removed];
+    if (changed.length) {
+      store.log.record('teamSync', null, changed, { added: report.added.length, removed: report.removed.length });
+    }
+  });
+  return { report, changes };
+}
+
+/** Writes one file's entity as team memory; the change it made, if any. */
+function writeEntry(
+  store: EntityStore,
+  entry: TeamFolderEntry,
+  author: string | undefined,
+  report: TeamSyncReport,
+): TeamChange | undefined {
+  const ref = store.readRef(entry.id);
+  if (ref && ref.type !== entry.type) {
+    report.problems.push({
+      path: entry.path,
+      problem: {
+        code: 'TYPE_MISMATCH',
+        message: `The id ${entry.id} belongs to a ${ref.type} in this store, not a ${entry.type}.`,
+        fix: 'Give the file a new id (and the matching file name), or move it to the folder of its type.',
+      },
+    });
+    return undefined;
+  }
+  const body = {
+    type: entry.type,
+    agentId: TEAM_AGENT_ID,
+    ...ENTITY_DEFAULTS[entry.type],
+    ...entry.input,
+  } as VersionBody;
+  const previous = (ref && ref.state === 0 ? store.get(entry.id) : undefined) ?? undefined;
+  const wasTeam = previous?.agentId === TEAM_AGENT_ID;
+  try {
+    const written = withProvenance({ kind: 'team', ...(author ? { name: author } : {}) }, () =>
+      store.write({
+        id: entry.id,
+        body,
+        op: previous ? 'update' : 'create',
+        message: `team folder: ${entry.path}`,
+        fresh: !ref,
+      }),
+    );
+    if (!written.changed) {
+      report.unchanged++;
+      return undefined;
+    }
+    (wasTeam ? report.updated : report.added).push(entry.id);
+    return previous
+      ? { kind: 'update', entity: written.entity, previous, commit: written.commit }
+      : { kind: 'save', entity: written.entity, commit: written.commit };
+  } catch (error) {
+    // A value the store refuses (a secret under `block`, say): the file is reported, the rest goes on.
+    if (!isMemoryError(error)) throw error;
+    report.problems.push({
+      path: entry.path,
+      problem: { code: 'INVALID', message: error.message, fix: 'Change the file so the store accepts it.' },
+    });
+    return undefined;
+  }
+}
+
+/** The ids of the live team memories and skills. */
+function liveTeamIds(store: EntityStore): string[] {
+  return store.db
+    .all(`SELECT id FROM refs WHERE agent_id = ? AND deleted = 0 ORDER BY id`, TEAM_AGENT_ID)
+    .map((row) => text(row, 'refs', 'id'));
+}

@@ -1,0 +1,108 @@
+import { MemoryError } from '../errors';
+import type { EntityStore, VersionBody } from '../store/entity-store';
+import { bodyOf } from '../store/object-body';
+import { type Entity, isTeamType, type MemoryEntity, type SkillEntity, TEAM_AGENT_ID } from '../types';
+import { assertId, assertOptionalId } from '../validation';
+import { scanTeamFolder, type TeamFolderProblem } from './folder';
+import { gitStates, lastAuthors, type TeamGitState } from './git';
+import type { TeamFolderMirror } from './mirror';
+import { syncTeamFolder, type TeamChange, type TeamSyncReport } from './sync';
+
+/** A team entity as the views list it: where its file is and what git says of it. */
+export interface TeamFileStatus {
+  id: string;
+  type: 'memory' | 'skill';
+  path: string;
+  state: TeamGitState;
+}
+
+export interface TeamStatus {
+  folder: string;
+  files: TeamFileStatus[];
+  /** Files the store did not take, and why (conflicts, bad front matter, duplicate ids…). */
+  problems: TeamFolderProblem[];
+}
+
+/**
+ * The team scope of a store: the repository's team folder (`.memory/`),
+ * kept in step with the store both ways. The folder comes into the store by
+ * `sync` (a pull, a checkout, an edit by hand); a write to a team entity,
+ * through any door, writes its file (see TeamFolderMirror).
+ */
+export class Team {
+  constructor(
+    private readonly store: EntityStore,
+    private readonly mirror: TeamFolderMirror,
+    private readonly announce: (changes: readonly TeamChange[]) => void,
+  ) {}
+
+  /** The team folder, absolute. */
+  get folder(): string {
+    return this.mirror.root;
+  }
+
+  /**
+   * Brings the folder into the store: each file's entity as the file says
+   * (its commit by the file's last git author), team entities whose file is
+   * gone deleted, files with problems left out with their entity as it was.
+   */
+  async sync(): Promise<TeamSyncReport> {
+    const authors = await lastAuthors(this.folder);
+    const scan = scanTeamFolder(this.folder);
+    const { report, changes } = syncTeamFolder(this.store, scan, authors);
+    this.mirror.reset(scan.entries);
+    this.announce(changes);
+    return report;
+  }
+
+  /** What is in the folder, each file with its git state, and the files that have problems. Writes nothing. */
+  async status(): Promise<TeamStatus> {
+    const scan = scanTeamFolder(this.folder);
+    const states = await gitStates(this.folder);
+    return {
+      folder: this.folder,
+      files: scan.entries.map(({ id, type, path }) => ({ id, type, path, state: states.get(path) ?? 'committed' })),
+      problems: scan.problems,
+    };
+  }
+
+  /**
+   * Makes a personal memory or skill team memory: its file is written in the
+   * team folder and it leaves the personal scope, as a new version of the
+   * same entity (its history stays linked).
+   */
+  async share(id: string): Promise<MemoryEntity | SkillEntity> {
+    const entity = this.requireShareable(id);
+    if (entity.agentId === TEAM_AGENT_ID) return entity;
+    const { userId: _user, ...body } = bodyOf(entity);
+    return this.move(entity, { ...body, agentId: TEAM_AGENT_ID }, 'share with the team');
+  }
+
+  /** Makes a team memory or skill personal again (`agentId`'s, and `userId`'s if given): its file goes. */
+  async makePersonal(id: string, agentId: string, userId?: string): Promise<MemoryEntity | SkillEntity> {
+    const entity = this.requireShareable(id);
+    if (entity.agentId !== TEAM_AGENT_ID) {
+      throw new MemoryError('INVALID_INPUT', `${id} is not team memory; it is already someone's own.`);
+    }
+    const agent = assertId(agentId, 'agent id');
+    const user = entity.type === 'memory' ? assertOptionalId(userId, 'user id') : undefined;
+    if (agent === TEAM_AGENT_ID) throw new MemoryError('INVALID_INPUT', 'Make it personal to an agent, not the team.');
+    const { userId: _user, ...body } = bodyOf(entity);
+    return this.move(entity, { ...body, agentId: agent, ...(user ? { userId: user } : {}) }, 'make personal');
+  }
+
+  private requireShareable(id: string): MemoryEntity | SkillEntity {
+    const entity = this.store.get(assertId(id));
+    if (!entity) throw new MemoryError('NOT_FOUND', `No memory or skill with id ${id}.`);
+    if (!isTeamType(entity.type)) {
+      throw new MemoryError('INVALID_INPUT', `Only memories and skills can be team memory, not a ${entity.type}.`);
+    }
+    return entity as MemoryEntity | SkillEntity;
+  }
+
+  private move(entity: Entity, body: VersionBody, message: string): MemoryEntity | SkillEntity {
+    const written = this.store.db.transaction(() => this.store.write({ id: entity.id, body, op: 'update', message }));
+    this.announce([{ kind: 'update', entity: written.entity, previous: entity, commit: written.commit }]);
+    return written.entity as MemoryEntity | SkillEntity;
+  }
+}
