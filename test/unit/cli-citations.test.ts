@@ -143,6 +143,7 @@ describe('cli: citations', function () {
       ['src/retry.js:9-12', 1, /beyond the end of src\/retry.js \(4 lines\)/],
       ['../outside.js:1', 1, /inside the workspace/],
       ['src/retry.js', 2, /--cite takes path:line or path:start-end/],
+      ['src/retry.js:0', 2, /lines from 1 \(got "src\/retry\.js:0"\)/],
       ['src/retry.js:4-2', 1, /endLine comes before startLine/],
     ] as const) {
       const result = cli(['save', 'memory', '--content', 'x', '--cite', cite]);

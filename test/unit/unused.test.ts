@@ -97,6 +97,38 @@ describe('memories and skills not used lately', () => {
     }
   });
 
+  it('a re-anchoring of its citations is not a use: a memory whose code only moved still goes unused', async () => {
+    const root = tempDir('wm-unused-cite-');
+    fs.writeFileSync(path.join(root, 'a.ts'), 'export const limit = 5;\nexport const wait = 2;\n');
+    const clock = { at: Date.parse('2026-01-01T00:00:00.000Z') };
+    const { memory, cleanup } = await openTemp({
+      now: () => new Date(clock.at),
+      workspaceFolders: [{ name: 'app', path: root }],
+    });
+    try {
+      const [cited] = await memory.memories.save('a', undefined, {
+        content: 'Five tries, two seconds apart',
+        citations: [{ path: 'a.ts', startLine: 1, endLine: 2 }],
+      });
+      clock.at += 50 * DAY;
+      fs.writeFileSync(path.join(root, 'a.ts'), '// moved\nexport const limit = 5;\nexport const wait = 2;\n');
+      assert.equal((await memory.checkCitations()).reanchored, 1);
+      clock.at += 50 * DAY;
+      const [item] = (await memory.unused('a', undefined, 90)).items;
+      assert.equal(item?.entity.id, cited.id, 'unused for 100 days, though re-anchored 50 days ago');
+      assert.equal(item.lastWritten, '2026-01-01T00:00:00.000Z', 'written when it was saved');
+      // Paged with the rest, in order of last use.
+      const [plain] = await memory.memories.save('a', undefined, { content: 'plain' });
+      clock.at += 91 * DAY;
+      const both = await memory.unused('a', undefined, 90, { limit: 1 });
+      assert.deepEqual([both.total, both.items[0]?.entity.id], [2, cited.id]);
+      assert.equal((await memory.unused('a', undefined, 90, { limit: 1, offset: 1 })).items[0]?.entity.id, plain.id);
+    } finally {
+      await cleanup();
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a number of days or a page it cannot use, with the range', async () => {
     const { memory, cleanup } = await open();
     try {

@@ -61,5 +61,5 @@ export const appliesTo = z
   .array(z.string().trim().min(1).max(LIMITS.maxGlob))
   .max(LIMITS.maxAppliesTo)
   .describe(
-    'The files this is about, when it holds for a kind of file rather than specific lines: globs relative to the workspace folder, e.g. ["src/**/*.test.ts", "*.sql"]. It then comes up whenever those files are worked on.',
+    'The files this is about, when it holds for a kind of file rather than specific lines: globs relative to the workspace folder, e.g. ["src/**/*.test.ts", "**/*.sql"] ("*.sql" matches only the top folder). It then comes up whenever those files are worked on.',
   );

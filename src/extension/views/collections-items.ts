@@ -169,7 +169,7 @@ export function collectionItem(node: CollectionNode): vscode.TreeItem {
       item.id = `unusedItem/${entity.id}`;
       item.description = node.lastUsed
         ? vscode.l10n.t('last used {0}', relativeTime(node.lastUsed))
-        : vscode.l10n.t('never used, written {0}', relativeTime(entity.updatedAt));
+        : vscode.l10n.t('never used, written {0}', relativeTime(node.lastWritten));
       item.iconPath = new vscode.ThemeIcon(TYPE_INFO[entity.type].icon);
       item.resourceUri = entityUri(entity);
       item.contextValue = `entity.${entity.type}.unused`;

@@ -25,7 +25,7 @@ export type CollectionNode =
   /** Memories and skills nothing used for `days` days (workspaceMemory.review.unusedDays), listed for review. */
   | { kind: 'unused'; agentId: string; days: number; count: number }
   /** One of them, and when it was last used (never, when undefined). */
-  | { kind: 'unusedItem'; entity: Entity; lastUsed?: string }
+  | { kind: 'unusedItem'; entity: Entity; lastWritten: string; lastUsed?: string }
   /** The memories and skills that cite the file in the active editor or whose appliesTo globs match it. */
   | { kind: 'thisFile'; path: string; entities: Entity[] }
   /** One of them, with which citations changed. */

@@ -163,7 +163,7 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
         return this.page(node, node.count, async (offset, limit) => {
           const { userId } = this.services.scope();
           const { items } = await memory.unused(node.agentId, userId, node.days, { limit, offset });
-          return items.map(({ entity, lastUsed }) => ({ kind: 'unusedItem' as const, entity, lastUsed }));
+          return items.map((item) => ({ kind: 'unusedItem' as const, ...item }));
         });
       case 'stale':
         return this.staleMemories.stale.flatMap(({ entity, citations }) => {

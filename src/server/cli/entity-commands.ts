@@ -35,8 +35,10 @@ interface FieldOptions {
 
 /** `--cite src/app.ts:10-24` (or `:10` for one line) as a citation request; anything else is bad usage. */
 function parseCitation(value: string, previous: CitationRequest[]): CitationRequest[] {
-  const match = /^(.+):(\d+)(?:-(\d+))?$/.exec(value);
-  if (!match) throw new InvalidArgumentError(`--cite takes path:line or path:start-end (got "${value}").`);
+  const match = /^(.+):([1-9]\d*)(?:-([1-9]\d*))?$/.exec(value);
+  if (!match) {
+    throw new InvalidArgumentError(`--cite takes path:line or path:start-end, lines from 1 (got "${value}").`);
+  }
   const startLine = Number(match[2]);
   return [...previous, { path: match[1]!, startLine, endLine: match[3] === undefined ? startLine : Number(match[3]) }];
 }

@@ -38,8 +38,8 @@ function revertLine(item: RevertItem): string {
   return `  ${verb}  ${item.id}  ${counted(item.commits, 'write')}${later}\n      ${inline(item.preview)}`;
 }
 
-function unusedLine({ entity, lastUsed }: UnusedEntity): string {
-  const when = lastUsed ? `last used ${lastUsed.slice(0, 10)}` : `never used, written ${entity.updatedAt.slice(0, 10)}`;
+function unusedLine({ entity, lastUsed, lastWritten }: UnusedEntity): string {
+  const when = lastUsed ? `last used ${lastUsed.slice(0, 10)}` : `never used, written ${lastWritten.slice(0, 10)}`;
   return `${entity.id}  ${entity.type}  ${when}\n    ${oneLine(entity.content, 76)}`;
 }
 
