@@ -19,6 +19,7 @@ import { mcpServerDefinition, registerMcpServer } from './extension/mcp';
 import { type Services, StoreService } from './extension/services';
 import { registerStatusBar } from './extension/status/status-bar';
 import type { StoreClient } from './extension/store/client';
+import { registerTeam } from './extension/team';
 import { registerTools } from './extension/tools';
 import { registerUnavailable } from './extension/unavailable';
 import { registerViews, type Views } from './extension/views';
@@ -101,6 +102,7 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
   const views = features.register('views', () => registerViews(context, store));
   features.register('entity commands', () => registerEntityCommands(context, store, requireFeature(views, 'views')));
   features.register('stale memory review', () => registerStaleReview(context, store, requireFeature(views, 'views')));
+  features.register('team memory', () => registerTeam(context, store, requireFeature(views, 'views')));
   features.register('citation lenses', () => registerCitationLenses(context, requireFeature(views, 'views')));
   features.register('history commands', () => registerHistoryCommands(context, store, requireFeature(views, 'views')));
   features.register('review commands', () => registerReviewCommands(context, store));

@@ -34,14 +34,7 @@ export {
 export type { AiProvider, ChatMessage, OpenAiCompatibleChatOptions } from './ai/provider';
 export { OpenAiCompatibleChat } from './ai/provider';
 export { askStructured, extractJson, type ReplyCheck, type StructuredRequest } from './ai/structured';
-export {
-  anchorCitation,
-  checkCitation,
-  type CitationCheck,
-  type CitationState,
-  CitedFiles,
-} from './anchors/citations';
-export type { WorkspaceFolder } from './anchors/workspace-paths';
+export { anchorCitation, checkCitation, type CitationCheck, type CitationState, CitedFiles } from './anchors/citations';
 export type {
   CitationCheckOptions,
   CitationReport,
@@ -49,6 +42,7 @@ export type {
   CitedEntityReport,
   CitingEntity,
 } from './anchors/staleness';
+export type { WorkspaceFolder } from './anchors/workspace-paths';
 export type { Collection } from './collections/collection';
 export type { ProfileCollection } from './collections/profiles';
 export type { AgentScopedCollection, DedupResult, MemoryCollection } from './collections/searchable';
@@ -83,8 +77,8 @@ export { sqliteAvailable } from './sqlite';
 export type { RevertFilter, RevertItem, RevertReport } from './trust/revert';
 export type { PendingItem, ReviewFilter, ReviewOutcome } from './trust/review';
 export type { Review } from './trust/review';
-export type { UnusedEntity, UnusedReport } from './trust/unused';
 export { DEFAULT_REVIEW, type ReviewMode, type ReviewPolicy } from './trust/review-policy';
+export type { UnusedEntity, UnusedReport } from './trust/unused';
 export * from './types';
 export { LIMITS } from './validation';
 export type { VerifyError, VerifyErrorCode, VerifyReport } from './verify';

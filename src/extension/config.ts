@@ -3,6 +3,7 @@ import * as path from 'node:path';
 
 import * as vscode from 'vscode';
 
+import { DEFAULT_TEAM_FOLDER } from '../core/team/folder';
 import { MAX_UNUSED_DAYS } from '../core/trust/unused';
 import { SHARED_AGENT_ID } from '../core/types';
 import { LIMITS } from '../core/validation';
@@ -115,4 +116,9 @@ export function recallBudget(): { maxItems: number; maxChars: number } {
 export function unusedDays(): number {
   const days = vscode.workspace.getConfiguration(SECTION).get<number>('review.unusedDays', 0);
   return Number.isInteger(days) && days > 0 && days <= MAX_UNUSED_DAYS ? days : 0;
+}
+
+/** The team folder, relative to the first workspace folder (`team.folder`, `.memory` by default). */
+export function teamFolderSetting(): string {
+  return vscode.workspace.getConfiguration(SECTION).get<string>('team.folder')?.trim() || DEFAULT_TEAM_FOLDER;
 }

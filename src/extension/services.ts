@@ -3,8 +3,9 @@ import * as vscode from 'vscode';
 import { isMemoryError, MemoryError } from '../core/errors';
 import type { Provenance } from '../core/provenance';
 import { STALENESS_MODES, type StalenessMode } from '../core/recall/recall';
+import { teamFolderPath } from '../core/team/folder';
 import { citationFolders } from './anchors/folders';
-import { currentScope, type Scope, SECTION, storeDirectory } from './config';
+import { currentScope, type Scope, SECTION, storeDirectory, teamFolderSetting } from './config';
 import { type RemoteMemory, type StoreChange, StoreClient, type TaskOptions } from './store/client';
 import type { TaskMethod } from './store/protocol';
 import { reviewPolicyOf } from './trust/review-setting';
@@ -67,6 +68,10 @@ export class StoreService implements Services, vscode.Disposable {
     readonly log: vscode.LogOutputChannel,
   ) {
     this.disposables.push(
+      // Team memory is read only from a trusted workspace: granting trust opens the store with it.
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        if (this.openedDir !== undefined) void this.reopen();
+      }),
       // A relative storePath follows the first workspace folder.
       // Citations resolve against the open folders too, which the store takes when it opens.
       vscode.workspace.onDidChangeWorkspaceFolders(() => {
@@ -80,7 +85,8 @@ export class StoreService implements Services, vscode.Disposable {
           event.affectsConfiguration(`${SECTION}.userId`) ||
           event.affectsConfiguration(`${SECTION}.review.agentWrites`) ||
           event.affectsConfiguration(`${SECTION}.secrets`) ||
-          event.affectsConfiguration(`${SECTION}.staleness.inRecall`)
+          event.affectsConfiguration(`${SECTION}.staleness.inRecall`) ||
+          event.affectsConfiguration(`${SECTION}.team.folder`)
         ) {
           void this.reopen();
         } else if (event.affectsConfiguration(`${SECTION}.agentId`)) {
@@ -88,6 +94,24 @@ export class StoreService implements Services, vscode.Disposable {
         }
       }),
     );
+  }
+
+  /**
+   * The team folder the store keeps in step with (`team.folder` in the first
+   * workspace folder), in a trusted workspace only: its files are recalled
+   * into prompts, like documents, which Restricted Mode keeps out too.
+   */
+  private teamFolder(): { teamFolder?: string } {
+    const root = vscode.workspace.workspaceFolders?.[0];
+    if (!root || root.uri.scheme !== 'file' || !vscode.workspace.isTrusted) return {};
+    try {
+      return { teamFolder: teamFolderPath(root.uri.fsPath, teamFolderSetting()) };
+    } catch (error) {
+      this.log.warn(
+        `${SECTION}.team.folder: ${error instanceof Error ? error.message : String(error)}; no team memory`,
+      );
+      return {};
+    }
   }
 
   storeDir(): string {
@@ -193,6 +217,7 @@ export class StoreService implements Services, vscode.Disposable {
           secrets: secrets.policy,
           workspaceFolders: citationFolders(vscode.workspace.workspaceFolders ?? []),
           staleness: stalenessOf(vscode.workspace.getConfiguration(SECTION).get('staleness.inRecall')),
+          ...this.teamFolder(),
         },
         pollMs: EXTERNAL_POLL_MS,
         compileCacheDir: vscode.Uri.joinPath(this.context.globalStorageUri, 'compile-cache').fsPath,

@@ -230,7 +230,14 @@ export async function applyConsolidationPlan(
 
 async function writePlan(store: ConsolidationStore, plan: ConsolidationPlan): Promise<ConsolidationReport> {
   const collection = collectionFor(store, plan.target);
-  const report: ConsolidationReport = { dryRun: false, plan, merged: [], deleted: [], notApplied: [], pendingReview: 0 };
+  const report: ConsolidationReport = {
+    dryRun: false,
+    plan,
+    merged: [],
+    deleted: [],
+    notApplied: [],
+    pendingReview: 0,
+  };
   const toDelete: { id: string; reason: string; action: 'merge' | 'outdated' }[] = [];
 
   for (const merge of plan.merges) {

@@ -34,7 +34,10 @@ export function workspaceRelative(folders: readonly WorkspaceFolder[], given: st
   if (!isAbsolutePath(trimmed)) {
     const relative = normalCitedPath(trimmed);
     if (!relative || relative.split('/').includes('..')) {
-      throw new MemoryError('INVALID_INPUT', `A workspace file is named by a path inside the workspace, not "${given}".`);
+      throw new MemoryError(
+        'INVALID_INPUT',
+        `A workspace file is named by a path inside the workspace, not "${given}".`,
+      );
     }
     return relative;
   }

@@ -201,7 +201,6 @@ export class Reverter {
   }
 }
 
-
 export function describeFilter(filter: RevertFilter): string {
   const parts = [`by ${filter.by}`];
   if (filter.name) parts.push(`named ${filter.name}`);

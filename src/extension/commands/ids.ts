@@ -40,6 +40,8 @@ export const COMMANDS = {
   revertWrites: 'workspaceMemory.revertWrites',
   reviewStale: 'workspaceMemory.reviewStale',
   keepUsed: 'workspaceMemory.keepUsed',
+  shareWithTeam: 'workspaceMemory.shareWithTeam',
+  makePersonal: 'workspaceMemory.makePersonal',
   reinstate: 'workspaceMemory.reinstate',
   findSecrets: 'workspaceMemory.findSecrets',
 } as const;

@@ -28,7 +28,7 @@ type Async<F> = F extends (...args: infer A) => infer R ? (...args: A) => Promis
 /** The callable members of T, each returning a promise. */
 export type Remote<T> = { [K in keyof T as T[K] extends Fn ? K : never]: Async<T[K]> };
 
-export type RemoteMemory = { [N in Exclude<Namespace, 'worker'>]: Remote<Memory[N]> } & Remote<
+export type RemoteMemory = { [N in Exclude<Namespace, 'worker'>]: Remote<NonNullable<Memory[N]>> } & Remote<
   Pick<Memory, FacadeMethod>
 > & {
     worker: Remote<WorkerMethods>;

@@ -12,7 +12,16 @@ export interface WorkerInit {
   dir: string;
   options: Pick<
     MemoryOptions,
-    'author' | 'writer' | 'review' | 'secrets' | 'synonyms' | 'scoring' | 'dedupThreshold' | 'workspaceFolders' | 'staleness'
+    | 'author'
+    | 'writer'
+    | 'review'
+    | 'secrets'
+    | 'synonyms'
+    | 'scoring'
+    | 'dedupThreshold'
+    | 'workspaceFolders'
+    | 'staleness'
+    | 'teamFolder'
   >;
   /** How often to look for commits by other processes (the CLI, the MCP server). */
   pollMs: number;
@@ -33,6 +42,7 @@ export const NAMESPACES = [
   'rag',
   'review',
   'secretAudit',
+  'team',
   'worker',
 ] as const;
 export const FACADE_METHODS = [

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 
-import { isMemoryError } from '../../core/errors';
+import { isMemoryError, MemoryError } from '../../core/errors';
 import { Memory } from '../../core/memory';
 import { withProvenance } from '../../core/provenance';
 import { ChangeBatcher, throttle } from './batching';
@@ -50,6 +50,8 @@ function resolve(memory: Memory, extras: WorkerMethods, method: string): (...arg
     string,
     unknown
   >;
+  // The team scope exists only where the store was opened with a team folder.
+  if (head === 'team' && !target) throw new MemoryError('NOT_FOUND', 'This workspace has no team folder.');
   const fn = target?.[name];
   if (typeof fn !== 'function') throw refuse();
   return (fn as (...args: unknown[]) => unknown).bind(target);

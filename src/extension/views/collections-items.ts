@@ -1,6 +1,9 @@
+import * as path from 'node:path';
+
 import * as vscode from 'vscode';
 
 import { describeProvenance } from '../../core/provenance';
+import type { TeamGitState } from '../../core/team/git';
 import { staleText } from '../../core/trust/framing';
 import { SHARED_AGENT_ID } from '../../core/types';
 import { COMMANDS } from '../commands/ids';
@@ -150,6 +153,50 @@ export function collectionItem(node: CollectionNode): vscode.TreeItem {
         icon: new vscode.ThemeIcon('file-code'),
         context: 'group.thisFile',
       });
+    case 'team':
+      return groupItem({
+        label: vscode.l10n.t('Team'),
+        state: vscode.TreeItemCollapsibleState.Collapsed,
+        id: 'team',
+        description: node.problems
+          ? vscode.l10n.t('{0} · {1} not taken in', node.count, node.problems)
+          : String(node.count),
+        tooltip: vscode.l10n.t(
+          "The team's memories and skills: files in the repository's team folder, shared through git and reviewed in pull requests. Everyone who clones the repository gets them; your edits write the files, for you to commit.",
+        ),
+        icon: node.problems
+          ? new vscode.ThemeIcon('organization', new vscode.ThemeColor('list.warningForeground'))
+          : new vscode.ThemeIcon('organization'),
+        context: 'group.team',
+      });
+    case 'teamItem': {
+      const { entity } = node;
+      const item = new vscode.TreeItem(entityLabel(entity), vscode.TreeItemCollapsibleState.None);
+      item.id = `teamItem/${entity.id}`;
+      item.description = TEAM_STATES[node.state]();
+      item.iconPath = new vscode.ThemeIcon(TYPE_INFO[entity.type].icon);
+      // The file's own URI: the git extension colours it (untracked, modified) as it does in the Explorer.
+      item.resourceUri = vscode.Uri.file(path.join(node.folder, node.file));
+      item.contextValue = `entity.${entity.type}.team`;
+      item.command = { command: COMMANDS.open, title: vscode.l10n.t('Open'), arguments: [{ kind: 'entity', entity }] };
+      return item;
+    }
+    case 'teamProblem': {
+      const item = new vscode.TreeItem(node.file, vscode.TreeItemCollapsibleState.None);
+      item.id = `teamProblem/${node.file}`;
+      item.description = node.problem.message;
+      item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground'));
+      item.resourceUri = vscode.Uri.file(path.join(node.folder, node.file));
+      item.contextValue = 'teamProblem';
+      // The way to fix it: the file, at the line the problem is on.
+      const line = Math.max((node.problem.line ?? 1) - 1, 0);
+      item.command = {
+        command: 'vscode.open',
+        title: vscode.l10n.t('Open the File'),
+        arguments: [item.resourceUri, { selection: new vscode.Range(line, 0, line, 0) }],
+      };
+      return item;
+    }
     case 'unused':
       return groupItem({
         label: vscode.l10n.t('Not Used Lately'),
@@ -348,6 +395,13 @@ export function collectionItem(node: CollectionNode): vscode.TreeItem {
 }
 
 /** Tooltips are built when a row is hovered, not for every row of a big scope. */
+/** A team file's git state, in words. */
+const TEAM_STATES: Record<TeamGitState, () => string> = {
+  new: () => vscode.l10n.t('new, not committed'),
+  modified: () => vscode.l10n.t('modified'),
+  committed: () => vscode.l10n.t('committed'),
+};
+
 export function withTooltip(item: vscode.TreeItem, node: CollectionNode): vscode.TreeItem {
   if (node.kind === 'entity') {
     const tooltip = entityTooltip(node.entity);
@@ -355,7 +409,14 @@ export function withTooltip(item: vscode.TreeItem, node: CollectionNode): vscode
     if (warning) appendWarning(tooltip, warning);
     item.tooltip = tooltip;
   }
-  if (node.kind === 'unusedItem') item.tooltip = entityTooltip(node.entity);
+  if (node.kind === 'unusedItem' || node.kind === 'teamItem') item.tooltip = entityTooltip(node.entity);
+  if (node.kind === 'teamProblem') {
+    const tooltip = new vscode.MarkdownString();
+    appendPlain(tooltip, `${node.file}${node.problem.line ? `:${node.problem.line}` : ''}: ${node.problem.message}`);
+    tooltip.appendMarkdown('\n\n');
+    appendPlain(tooltip, vscode.l10n.t('Fix: {0}', node.problem.fix));
+    item.tooltip = tooltip;
+  }
   if (node.kind === 'pendingItem') item.tooltip = pendingTooltip(node);
   if (node.kind === 'supersededItem') item.tooltip = supersededTooltip(node);
   if (node.kind === 'staleItem') {

@@ -1,5 +1,7 @@
 import type { StaleNote } from '../../core/anchors/staleness';
 import type { CategorizedType } from '../../core/collections/groups';
+import type { TeamFileProblem } from '../../core/team/format';
+import type { TeamGitState } from '../../core/team/git';
 import type { PendingItem } from '../../core/trust/review';
 import type { Entity, EntityType } from '../../core/types';
 import type { RemoteMemory } from '../store/client';
@@ -26,6 +28,12 @@ export type CollectionNode =
   | { kind: 'unused'; agentId: string; days: number; count: number }
   /** One of them, and when it was last used (never, when undefined). */
   | { kind: 'unusedItem'; entity: Entity; lastWritten: string; lastUsed?: string }
+  /** The team folder's memories and skills (`count`), and the files it did not take in (`problems`). */
+  | { kind: 'team'; count: number; problems: number }
+  /** A team memory or skill: its file (relative to the team folder) and the file's git state. */
+  | { kind: 'teamItem'; entity: Entity; file: string; folder: string; state: TeamGitState }
+  /** A team file the store did not take in, with why and how to fix it. */
+  | { kind: 'teamProblem'; file: string; folder: string; problem: TeamFileProblem }
   /** The memories and skills that cite the file in the active editor or whose appliesTo globs match it. */
   | { kind: 'thisFile'; path: string; entities: Entity[] }
   /** One of them, with which citations changed. */

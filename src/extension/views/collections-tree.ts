@@ -9,6 +9,7 @@ import type { StaleMemories } from '../anchors/stale';
 import { unusedDays } from '../config';
 import type { Services } from '../services';
 import { COLLECTION_OF } from '../store/collections';
+import type { TeamMemory } from '../team';
 import { pendingCount, pendingItems } from '../trust/pending';
 import { collectionItem, withTooltip } from './collections-items';
 import { type CollectionNode, groupKey, type Paged } from './collections-nodes';
@@ -73,6 +74,9 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
 
   /** Each listed row's parent row; rows are new objects on every listing, so this forgets old ones by itself. */
   private readonly parents = new WeakMap<CollectionNode, CollectionNode>();
+
+  /** The team folder's state, once team memory has registered (see extension/team). */
+  team: TeamMemory | undefined;
 
   constructor(
     private readonly services: Services,
@@ -144,10 +148,14 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
       const rows: CollectionNode[] = total === 0 ? [] : types;
       const stale = this.staleMemories.stale.length;
       const unused = await this.unusedGroup(memory, agentId);
+      const team = this.team?.view;
       return [
         ...(waiting > 0 ? [{ kind: 'pending' as const, agentId, count: waiting }] : []),
         ...(stale > 0 ? [{ kind: 'stale' as const, count: stale }] : []),
         ...unused,
+        ...(team && (team.status.files.length || team.status.problems.length)
+          ? [{ kind: 'team' as const, count: team.status.files.length, problems: team.status.problems.length }]
+          : []),
         ...this.thisFile(),
         ...rows,
       ];
@@ -159,6 +167,8 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
         return this.superseded(worker, node);
       case 'thisFile':
         return node.entities.map((entity) => ({ kind: 'entity' as const, entity }));
+      case 'team':
+        return this.teamRows();
       case 'unused':
         return this.page(node, node.count, async (offset, limit) => {
           const { userId } = this.services.scope();
@@ -332,6 +342,21 @@ export class CollectionsTree implements vscode.TreeDataProvider<CollectionNode> 
     const shown = rows.length;
     if (shown < total) rows.push({ kind: 'more', key, shown, total });
     return rows;
+  }
+
+  /** The team folder's entities (with each file's git state), then the files it did not take in. */
+  private teamRows(): CollectionNode[] {
+    const view = this.team?.view;
+    if (!view) return [];
+    const { folder, files, problems } = view.status;
+    const byId = new Map(view.entities.map((entity) => [entity.id, entity]));
+    return [
+      ...files.flatMap((file) => {
+        const entity = byId.get(file.id);
+        return entity ? [{ kind: 'teamItem' as const, entity, file: file.path, folder, state: file.state }] : [];
+      }),
+      ...problems.map(({ path: file, problem }) => ({ kind: 'teamProblem' as const, file, folder, problem })),
+    ];
   }
 
   /** The Not Used Lately group, while the setting asks for it and it has something. */
