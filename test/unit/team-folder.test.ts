@@ -1,0 +1,106 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import { scanTeamFolder, teamFolderPath } from '../../src/core/team/folder';
+import { renderTeamFile, teamFilePath } from '../../src/core/team/format';
+import type { MemoryEntity } from '../../src/core/types';
+import { openTemp, tempDir } from './helpers';
+
+const memory = (id: string, content: string): MemoryEntity => ({
+  id,
+  type: 'memory',
+  agentId: '_team',
+  content,
+  tags: [],
+  category: 'fact',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+});
+
+/** The team folder's bad input: skipped or refused with a reason, nothing lost, the rest still taken in. */
+describe('the team folder on disk', () => {
+  let workspace: string;
+  let root: string;
+  const put = (entity: MemoryEntity, file = teamFilePath(entity)) => {
+    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    fs.writeFileSync(path.join(root, file), renderTeamFile(entity, { createdBy: 'Ana' }));
+    return file;
+  };
+
+  beforeEach(() => {
+    workspace = tempDir('wm-team-folder-');
+    root = path.join(workspace, '.memory');
+    fs.mkdirSync(root);
+  });
+  afterEach(() => fs.rmSync(workspace, { recursive: true, force: true }));
+
+  it('must be inside the workspace, by its path and through links', () => {
+    assert.equal(teamFolderPath(workspace), root);
+    assert.equal(teamFolderPath(workspace, 'docs/team'), path.join(workspace, 'docs', 'team'));
+    for (const outside of ['../elsewhere', '/etc', '', 'a/../../b']) {
+      assert.throws(() => teamFolderPath(workspace, outside), /inside the workspace/);
+    }
+    const away = tempDir('wm-team-away-');
+    fs.symlinkSync(away, path.join(workspace, 'linked'));
+    assert.throws(() => teamFolderPath(workspace, 'linked'), /leads outside the workspace/);
+    fs.rmSync(away, { recursive: true, force: true });
+  });
+
+  it('takes in the good files and lists each bad one with why: a link, a non-Markdown file, a folder, a stray file, a file too large, names that differ only in case', () => {
+    const good = put(memory('memory-mx00000001a2b3c4d5e6f7', 'Deploys go through the release branch'));
+    fs.symlinkSync('/etc/passwd', path.join(root, 'memory', 'linked-aaaaaaaaaaaa.md'));
+    fs.writeFileSync(path.join(root, 'memory', 'notes.txt'), 'not a team file');
+    fs.mkdirSync(path.join(root, 'memory', 'nested'));
+    fs.writeFileSync(path.join(root, 'stray.json'), '{}');
+    fs.writeFileSync(path.join(root, 'README.md'), '# Our team memory\n');
+    fs.writeFileSync(path.join(root, 'memory', 'big-bbbbbbbbbbbb.md'), 'x'.repeat(4 * 1024 * 1024 + 1));
+    const twin = memory('memory-mx0000000cccccccccccc', 'Twin');
+    put(twin, 'memory/twin-cccccccccccc.md');
+    put({ ...twin, id: 'memory-mx0000000dddddddddddd' }, 'memory/Twin-cccccccccccc.md');
+
+    const scan = scanTeamFolder(root);
+    assert.deepEqual(
+      scan.entries.map((entry) => entry.path),
+      [good],
+    );
+    const problems = Object.fromEntries(scan.problems.map(({ path: file, problem }) => [file, problem.message]));
+    assert.match(problems['memory/linked-aaaaaaaaaaaa.md']!, /is a link; links are not followed/);
+    assert.match(problems['memory/notes.txt']!, /not a Markdown file/);
+    assert.match(problems['memory/nested']!, /not a Markdown file/);
+    assert.match(problems['stray.json']!, /not a team entity/);
+    assert.match(problems['memory/big-bbbbbbbbbbbb.md']!, /4\.0 MB; a team file holds at most 4 MB/);
+    assert.match(problems['memory/twin-cccccccccccc.md']!, /differ only in case/);
+    assert.match(problems['memory/Twin-cccccccccccc.md']!, /differ only in case/);
+    assert.equal(problems['README.md'], undefined, "the team's README is left alone");
+    assert.equal(scan.problems.length, 7);
+  });
+
+  it('a folder that does not exist is an empty one', () => {
+    assert.deepEqual(scanTeamFolder(path.join(workspace, 'missing')), { entries: [], problems: [] });
+  });
+
+  it('a file given two names with one id is refused in both, and its entity keeps its last good version', async () => {
+    const entity = memory('memory-mx0000000eeeeeeeeeeee', 'The build uses Node 24');
+    const { memory: store, cleanup } = await openTemp({ teamFolder: root });
+    try {
+      put(entity);
+      await store.team!.sync();
+      assert.equal((await store.memories.get(entity.id))?.content, 'The build uses Node 24');
+      put({ ...entity, content: 'The build uses Node 26' }, 'memory/copy-eeeeeeeeeeee.md');
+      const report = await store.team!.sync();
+      assert.deepEqual(
+        report.problems.map(({ problem }) => problem.code),
+        ['DUPLICATE_ID', 'DUPLICATE_ID'],
+      );
+      assert.equal(
+        (await store.memories.get(entity.id))?.content,
+        'The build uses Node 24',
+        'not deleted, not changed',
+      );
+      assert.deepEqual(report.removed, []);
+    } finally {
+      await cleanup();
+    }
+  });
+});
