@@ -32,7 +32,7 @@ function citationLine(report: CitedEntityReport, status: CitationStatus): string
       return `stale    ${name}: ${cited} changed${renamed}${status.changedAt ? ` on ${status.changedAt.slice(0, 10)}` : ''}`;
     }
     case 'missing':
-      return `stale    ${name}: ${cited} is gone (the file was deleted, renamed or is no longer text)`;
+      return `stale    ${name}: ${cited} is gone (the file was deleted or renamed, is no longer text, or is over 4 MB)`;
   }
 }
 
