@@ -76,6 +76,31 @@ describe('the team folder on disk', () => {
     assert.equal(scan.problems.length, 7);
   });
 
+  it('a scan with a cache reads again only the files whose size or time changed, and forgets removed ones', () => {
+    const entity = memory('memory-mx0000000ffffffffffff', 'Port 8080');
+    const file = put(entity);
+    const cache = new Map() as Parameters<typeof scanTeamFolder>[1] & object;
+    const contentOf = () => {
+      const [entry] = scanTeamFolder(root, cache).entries;
+      return entry?.input.content;
+    };
+    const full = path.join(root, file);
+    // A whole second, which every file system keeps exactly.
+    const mtime = new Date('2026-06-01T10:00:00Z');
+    fs.utimesSync(full, mtime, mtime);
+    assert.equal(contentOf(), 'Port 8080');
+    // Same size and time: taken from the cache (a pull that did not touch it).
+    fs.writeFileSync(full, renderTeamFile({ ...entity, content: 'Port 9090' }, { createdBy: 'Ana' }));
+    fs.utimesSync(full, mtime, mtime);
+    assert.equal(contentOf(), 'Port 8080');
+    // Its time moved: read again.
+    fs.utimesSync(full, new Date(mtime.getTime() + 5000), new Date(mtime.getTime() + 5000));
+    assert.equal(contentOf(), 'Port 9090');
+    fs.rmSync(full);
+    assert.equal(contentOf(), undefined);
+    assert.equal(cache.size, 0);
+  });
+
   it('a folder that does not exist is an empty one', () => {
     assert.deepEqual(scanTeamFolder(path.join(workspace, 'missing')), { entries: [], problems: [] });
   });

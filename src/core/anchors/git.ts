@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { readBoundedSync } from '../bounded-read';
+import { git } from '../git-process';
 
 /*
  * What git knows of a workspace folder, for citations (issue #13): the
@@ -126,57 +126,6 @@ export function headCommit(folder: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** How long one git command may take; a repository that needs longer is treated as saying nothing. */
-const GIT_TIMEOUT_MS = 60_000;
-const GIT_MAX_BUFFER = 64 * 1024 * 1024;
-
-/**
- * The environment git runs in: the caller's, without what would point it at
- * another repository or index than the folder's (a process started from a
- * git hook has GIT_DIR and GIT_INDEX_FILE set), and without taking the
- * index's lock: this is a look in the background, never a write.
- */
-function gitEnvironment(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_OPTIONAL_LOCKS: '0' };
-  for (const name of [
-    'GIT_DIR',
-    'GIT_WORK_TREE',
-    'GIT_INDEX_FILE',
-    'GIT_COMMON_DIR',
-    'GIT_OBJECT_DIRECTORY',
-    'GIT_ALTERNATE_OBJECT_DIRECTORIES',
-    'GIT_NAMESPACE',
-  ]) {
-    delete env[name];
-  }
-  return env;
-}
-
-/**
- * What git prints for `args` run in `folder`, or undefined when it fails for
- * any reason: git not installed, not a repository, a commit it does not
- * have, a repository owned by someone else. The commands used never touch
- * the working tree, so no filter or fsmonitor a repository configures runs;
- * fsmonitor is switched off all the same.
- */
-function git(folder: string, args: readonly string[]): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      ['-c', 'core.fsmonitor=false', '--literal-pathspecs', ...args],
-      {
-        cwd: folder,
-        env: gitEnvironment(),
-        encoding: 'utf8',
-        maxBuffer: GIT_MAX_BUFFER,
-        timeout: GIT_TIMEOUT_MS,
-        windowsHide: true,
-      },
-      (error, stdout) => resolve(error ? undefined : stdout),
-    );
-  });
 }
 
 /** The renames in `git diff --name-status -z` output: old path → new path. Copies leave the old file, so they are not moves. */

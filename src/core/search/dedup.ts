@@ -4,21 +4,25 @@ import { tokenize } from './tokenizer';
 
 /** Cosine similarity of two texts' term-frequency vectors (stemmed terms), 0..1. */
 export function textSimilarity(a: string, b: string): number {
-  const left = termCounts(a);
-  const right = termCounts(b);
+  return termSimilarity(termCounts(a), termCounts(b));
+}
+
+/** Cosine similarity of two term-frequency vectors (see termCounts), 0..1. */
+export function termSimilarity(left: ReadonlyMap<string, number>, right: ReadonlyMap<string, number>): number {
   let dot = 0;
   for (const [term, count] of left) dot += count * (right.get(term) ?? 0);
   if (dot === 0) return 0;
   return dot / (norm(left) * norm(right));
 }
 
-function termCounts(text: string): Map<string, number> {
+/** A text's stemmed terms and how often each occurs: what similarity compares. */
+export function termCounts(text: string): Map<string, number> {
   const counts = new Map<string, number>();
   for (const term of tokenize(text)) counts.set(term, (counts.get(term) ?? 0) + 1);
   return counts;
 }
 
-function norm(counts: Map<string, number>): number {
+function norm(counts: ReadonlyMap<string, number>): number {
   let sum = 0;
   for (const count of counts.values()) sum += count * count;
   return Math.sqrt(sum);

@@ -11,6 +11,7 @@ import {
   shortId,
   TEAM_FILE_MAX_BYTES,
   type TeamFileEntry,
+  type TeamFileParse,
   type TeamFileProblem,
 } from './format';
 
@@ -69,7 +70,10 @@ const problem = (file: string, code: TeamFileProblem['code'], message: string, f
  * followed (one could lead out of the repository); a folder that does not
  * exist is an empty one.
  */
-export function scanTeamFolder(root: string): TeamFolderScan {
+/** Files read by an earlier scan, by path: one unchanged since (same size and time) is not read again. */
+export type TeamScanCache = Map<string, { size: number; mtimeMs: number; parsed: TeamFileParse }>;
+
+export function scanTeamFolder(root: string, cache?: TeamScanCache): TeamFolderScan {
   const entries: TeamFolderEntry[] = [];
   const problems: TeamFolderProblem[] = [];
   const top = readFolder(root);
@@ -85,7 +89,7 @@ export function scanTeamFolder(root: string): TeamFolderScan {
       ),
     );
   }
-  const files: { path: string; size: number }[] = [];
+  const files: { path: string; size: number; mtimeMs: number }[] = [];
   for (const type of TEAM_TYPES) {
     const folder = path.join(root, type);
     const stats = fs.lstatSync(folder, { throwIfNoEntry: false });
@@ -97,11 +101,19 @@ export function scanTeamFolder(root: string): TeamFolderScan {
     for (const item of readFolder(folder)) files.push(...listed(type, folder, item, problems));
   }
   const kept = withoutCaseTwins(files, problems);
+  const seen = new Set<string>();
   for (const file of kept) {
-    const parsed = parseTeamFile(fs.readFileSync(path.join(root, file.path)), file.path);
+    seen.add(file.path);
+    const known = cache?.get(file.path);
+    const parsed =
+      known && known.size === file.size && known.mtimeMs === file.mtimeMs
+        ? known.parsed
+        : parseTeamFile(fs.readFileSync(path.join(root, file.path)), file.path);
+    cache?.set(file.path, { size: file.size, mtimeMs: file.mtimeMs, parsed });
     if (parsed.ok) entries.push({ ...parsed, path: file.path });
     else problems.push({ path: file.path, problem: parsed.problem });
   }
+  for (const file of cache?.keys() ?? []) if (!seen.has(file)) cache!.delete(file);
   // Two files claiming one id: neither is taken, since either could be the one meant.
   const duplicates = findDuplicateIds(entries);
   for (const [id, paths] of duplicates) {
@@ -129,7 +141,7 @@ function listed(
   folder: string,
   item: fs.Dirent,
   problems: TeamFolderProblem[],
-): { path: string; size: number }[] {
+): { path: string; size: number; mtimeMs: number }[] {
   const file = `${type}/${item.name}`;
   if (item.isSymbolicLink()) {
     problems.push(
@@ -153,7 +165,7 @@ function listed(
     );
     return [];
   }
-  const { size } = fs.statSync(path.join(folder, item.name));
+  const { size, mtimeMs } = fs.statSync(path.join(folder, item.name));
   if (size > TEAM_FILE_MAX_BYTES) {
     problems.push(
       problem(
@@ -165,7 +177,7 @@ function listed(
     );
     return [];
   }
-  return [{ path: file, size }];
+  return [{ path: file, size, mtimeMs }];
 }
 
 /**

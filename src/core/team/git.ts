@@ -1,35 +1,14 @@
-import { execFile } from 'node:child_process';
+import { git } from '../git-process';
 
 /*
  * What git knows of the team folder's files: who changed each last, and
  * whether a file is new, modified or as committed. Asked of the `git` on
- * PATH; where there is none, or the folder is not in a repository, the
- * answers are empty and everything else works.
+ * PATH (see git-process.ts); where there is none, or the folder is not in a
+ * repository, the answers are empty and everything else works.
  */
 
 /** A file's state against git: not yet committed, changed since, or as committed. */
 export type TeamGitState = 'new' | 'modified' | 'committed';
-
-/** Environment for git: no variable of the caller's points it at another repository or index. */
-function gitEnvironment(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' };
-  for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_COMMON_DIR']) {
-    delete env[name];
-  }
-  return env;
-}
-
-/** git's standard output for `args` run in `cwd`, or undefined when git fails or is not there. */
-function git(cwd: string, args: readonly string[]): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      ['-c', 'core.fsmonitor=false', '-c', 'core.quotepath=false', ...args],
-      { cwd, env: gitEnvironment(), maxBuffer: 256 * 1024 * 1024, timeout: 60_000, encoding: 'utf8' },
-      (error, stdout) => resolve(error ? undefined : stdout),
-    );
-  });
-}
 
 const RECORD = '\u001e';
 

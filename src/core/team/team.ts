@@ -3,7 +3,7 @@ import type { EntityStore, VersionBody } from '../store/entity-store';
 import { bodyOf } from '../store/object-body';
 import { type Entity, isTeamType, type MemoryEntity, type SkillEntity, TEAM_AGENT_ID } from '../types';
 import { assertId, assertOptionalId } from '../validation';
-import { scanTeamFolder, type TeamFolderProblem } from './folder';
+import { scanTeamFolder, type TeamFolderProblem, type TeamScanCache } from './folder';
 import { gitStates, lastAuthors, type TeamGitState } from './git';
 import type { TeamFolderMirror } from './mirror';
 import { syncTeamFolder, type TeamChange, type TeamSyncReport } from './sync';
@@ -30,6 +30,9 @@ export interface TeamStatus {
  * through any door, writes its file (see TeamFolderMirror).
  */
 export class Team {
+  /** The files read so far: a sync after a pull reads only what the pull changed. */
+  private readonly read: TeamScanCache = new Map();
+
   constructor(
     private readonly store: EntityStore,
     private readonly mirror: TeamFolderMirror,
@@ -48,7 +51,7 @@ export class Team {
    */
   async sync(): Promise<TeamSyncReport> {
     const authors = await lastAuthors(this.folder);
-    const scan = scanTeamFolder(this.folder);
+    const scan = scanTeamFolder(this.folder, this.read);
     const { report, changes } = syncTeamFolder(this.store, scan, authors);
     this.mirror.reset(scan.entries);
     this.announce(changes);
@@ -57,7 +60,7 @@ export class Team {
 
   /** What is in the folder, each file with its git state, and the files that have problems. Writes nothing. */
   async status(): Promise<TeamStatus> {
-    const scan = scanTeamFolder(this.folder);
+    const scan = scanTeamFolder(this.folder, this.read);
     const states = await gitStates(this.folder);
     return {
       folder: this.folder,

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { describeProvenance } from '../../core/provenance';
 import type { TeamGitState } from '../../core/team/git';
 import { staleText } from '../../core/trust/framing';
-import { SHARED_AGENT_ID } from '../../core/types';
+import { type Entity, SHARED_AGENT_ID } from '../../core/types';
 import { COMMANDS } from '../commands/ids';
 import { isSyncedChunk } from '../documents/format';
 import { entityUri, versionUri } from '../documents/uris';
@@ -169,18 +169,14 @@ export function collectionItem(node: CollectionNode): vscode.TreeItem {
           : new vscode.ThemeIcon('organization'),
         context: 'group.team',
       });
-    case 'teamItem': {
-      const { entity } = node;
-      const item = new vscode.TreeItem(entityLabel(entity), vscode.TreeItemCollapsibleState.None);
-      item.id = `teamItem/${entity.id}`;
-      item.description = TEAM_STATES[node.state]();
-      item.iconPath = new vscode.ThemeIcon(TYPE_INFO[entity.type].icon);
-      // The file's own URI: the git extension colours it (untracked, modified) as it does in the Explorer.
-      item.resourceUri = vscode.Uri.file(path.join(node.folder, node.file));
-      item.contextValue = `entity.${entity.type}.team`;
-      item.command = { command: COMMANDS.open, title: vscode.l10n.t('Open'), arguments: [{ kind: 'entity', entity }] };
-      return item;
-    }
+    case 'teamItem':
+      return entityRow(node.entity, {
+        group: 'teamItem',
+        description: TEAM_STATES[node.state](),
+        context: `entity.${node.entity.type}.team`,
+        // The file's own URI: the git extension colours it (untracked, modified) as it does in the Explorer.
+        resourceUri: vscode.Uri.file(path.join(node.folder, node.file)),
+      });
     case 'teamProblem': {
       const item = new vscode.TreeItem(node.file, vscode.TreeItemCollapsibleState.None);
       item.id = `teamProblem/${node.file}`;
@@ -210,19 +206,14 @@ export function collectionItem(node: CollectionNode): vscode.TreeItem {
         icon: new vscode.ThemeIcon('history'),
         context: 'group.unused',
       });
-    case 'unusedItem': {
-      const { entity } = node;
-      const item = new vscode.TreeItem(entityLabel(entity), vscode.TreeItemCollapsibleState.None);
-      item.id = `unusedItem/${entity.id}`;
-      item.description = node.lastUsed
-        ? vscode.l10n.t('last used {0}', relativeTime(node.lastUsed))
-        : vscode.l10n.t('never used, written {0}', relativeTime(node.lastWritten));
-      item.iconPath = new vscode.ThemeIcon(TYPE_INFO[entity.type].icon);
-      item.resourceUri = entityUri(entity);
-      item.contextValue = `entity.${entity.type}.unused`;
-      item.command = { command: COMMANDS.open, title: vscode.l10n.t('Open'), arguments: [{ kind: 'entity', entity }] };
-      return item;
-    }
+    case 'unusedItem':
+      return entityRow(node.entity, {
+        group: 'unusedItem',
+        description: node.lastUsed
+          ? vscode.l10n.t('last used {0}', relativeTime(node.lastUsed))
+          : vscode.l10n.t('never used, written {0}', relativeTime(node.lastWritten)),
+        context: `entity.${node.entity.type}.unused`,
+      });
     case 'stale':
       return groupItem({
         label: vscode.l10n.t('Stale'),
@@ -236,23 +227,15 @@ export function collectionItem(node: CollectionNode): vscode.TreeItem {
         context: 'group.stale',
       });
     case 'staleItem': {
-      const { entity } = node;
-      const item = new vscode.TreeItem(entityLabel(entity), vscode.TreeItemCollapsibleState.None);
-      item.id = `staleItem/${entity.id}`;
       const [first] = node.note.citations;
-      item.description =
-        first?.state === 'missing'
-          ? vscode.l10n.t('{0} is gone', first.path)
-          : vscode.l10n.t('{0}:{1} changed', first?.path ?? '', first?.startLine ?? '');
-      item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
-      item.resourceUri = entityUri(entity);
-      item.contextValue = `entity.${entity.type}`;
-      item.command = {
-        command: COMMANDS.open,
-        title: vscode.l10n.t('Open'),
-        arguments: [{ kind: 'entity', entity }],
-      };
-      return item;
+      return entityRow(node.entity, {
+        group: 'staleItem',
+        description:
+          first?.state === 'missing'
+            ? vscode.l10n.t('{0} is gone', first.path)
+            : vscode.l10n.t('{0}:{1} changed', first?.path ?? '', first?.startLine ?? ''),
+        icon: new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')),
+      });
     }
     case 'superseded':
       return groupItem({
@@ -395,6 +378,24 @@ export function collectionItem(node: CollectionNode): vscode.TreeItem {
 }
 
 /** Tooltips are built when a row is hovered, not for every row of a big scope. */
+/**
+ * A row of an entity in one of the groups at the top (Stale, Not Used Lately,
+ * Team): opens the entity, takes the entity commands, says why it is there.
+ */
+function entityRow(
+  entity: Entity,
+  row: { group: string; description: string; icon?: vscode.ThemeIcon; context?: string; resourceUri?: vscode.Uri },
+): vscode.TreeItem {
+  const item = new vscode.TreeItem(entityLabel(entity), vscode.TreeItemCollapsibleState.None);
+  item.id = `${row.group}/${entity.id}`;
+  item.description = row.description;
+  item.iconPath = row.icon ?? new vscode.ThemeIcon(TYPE_INFO[entity.type].icon);
+  item.resourceUri = row.resourceUri ?? entityUri(entity);
+  item.contextValue = row.context ?? `entity.${entity.type}`;
+  item.command = { command: COMMANDS.open, title: vscode.l10n.t('Open'), arguments: [{ kind: 'entity', entity }] };
+  return item;
+}
+
 /** A team file's git state, in words. */
 const TEAM_STATES: Record<TeamGitState, () => string> = {
   new: () => vscode.l10n.t('new, not committed'),
