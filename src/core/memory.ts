@@ -9,6 +9,7 @@ import {
   type CitationReport,
   type CitedEntityReport,
   citingFiles,
+  type StaleNote,
   staleNotes,
 } from './anchors/staleness';
 import type { WorkspaceFolder } from './anchors/workspace-paths';
@@ -378,6 +379,20 @@ export class Memory {
     page?: { limit?: number; offset?: number },
   ): Promise<UnusedReport> {
     return unusedEntities(this.db, this.now(), { agentId, userId }, days, page);
+  }
+
+  /**
+   * The stale ones among `entities` (their cited code changed or is gone),
+   * with why, and what the store's staleness mode says to do with them:
+   * searches that hand items to a model mark them, or leave them out. Writes nothing.
+   */
+  async staleNotes(entities: readonly Entity[]): Promise<{ mode: StalenessMode; notes: Map<string, StaleNote> }> {
+    const mode = this.staleness ?? 'mark';
+    return {
+      mode,
+      notes:
+        mode === 'ignore' ? new Map<string, StaleNote>() : staleNotes(this.workspaceFolders, entities, this.citedFiles),
+    };
   }
 
   /** The collection that holds entities of `type`. */

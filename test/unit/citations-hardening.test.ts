@@ -103,6 +103,34 @@ describe('citations: what an outside attack found', () => {
     }
   });
 
+  it('memory_search and skill_search mark a memory whose cited code changed, or leave it out, as recall does', async () => {
+    write('pool.ts', 'export const size = 10;\n');
+    for (const staleness of ['mark', 'exclude', 'ignore'] as const) {
+      const { memory, cleanup } = await openTemp({ workspaceFolders: folders, staleness });
+      try {
+        const context = { store: memory, scope: { agentId: 'a', userId: undefined } };
+        await runOperation(context, 'memory_save', {
+          content: 'The pool holds ten connections',
+          citations: [{ path: 'pool.ts', startLine: 1, endLine: 1 }],
+        });
+        await runOperation(context, 'skill_save', {
+          content: '1. Size the pool to ten connections',
+          citations: [{ path: 'pool.ts', startLine: 1, endLine: 1 }],
+        });
+        write('pool.ts', 'export const size = 20;\n');
+        for (const tool of ['memory_search', 'skill_search']) {
+          const { text } = await runOperation(context, tool, { query: 'pool connections' });
+          if (staleness === 'mark') assert.match(text, /\*\*May be outdated\*\*.*pool\.ts:1/s, tool);
+          if (staleness === 'exclude') assert.match(text, /^No (memories|skills) match/, tool);
+          if (staleness === 'ignore') assert.doesNotMatch(text, /May be outdated/, tool);
+        }
+        write('pool.ts', 'export const size = 10;\n');
+      } finally {
+        await cleanup();
+      }
+    }
+  });
+
   it('the full check says which entities it re-anchored', async () => {
     write('a.ts', 'one line here\ntwo lines here\n');
     const { memory, cleanup } = await openTemp({ workspaceFolders: folders });

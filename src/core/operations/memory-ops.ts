@@ -4,7 +4,7 @@ import { MemoryError } from '../errors';
 import { recallText } from '../recall/recall';
 import { MEMORY_CATEGORIES, type MemoryEntity } from '../types';
 import { appliesTo, citations, content, entityId, limit, query, tags } from './fields';
-import { counted, historyLine, quotedResult, storedText } from './render';
+import { counted, historyLine, quotedResult, storedText, withStaleness } from './render';
 import { inScope, notInScope, requireMemoryInScope } from './scope';
 import { defineOperation, EVERY_SURFACE } from './types';
 
@@ -62,11 +62,14 @@ export const memorySearch = defineOperation({
   effect: 'read',
   surfaces: EVERY_SURFACE,
   async run({ store, scope }, args) {
-    const results = await store.memories.search(scope.agentId, scope.userId, args.query, args.limit);
+    const results = await withStaleness(
+      store,
+      await store.memories.search(scope.agentId, scope.userId, args.query, args.limit),
+    );
     const text = results.length
       ? storedText(
           `${counted(results.length, 'memory', 'memories')} for "${args.query}":`,
-          results.map((r) => quotedResult(r.entity, r.score)),
+          results.map((r) => quotedResult(r.entity, r.score, undefined, r.stale)),
         )
       : `No memories match "${args.query}".`;
     return { text, data: { results } };

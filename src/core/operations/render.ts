@@ -1,3 +1,4 @@
+import type { StaleNote } from '../anchors/staleness';
 import {
   INSTRUCTION_WARNING,
   isFlagged,
@@ -7,6 +8,7 @@ import {
   STORED_DATA_NOTICE,
 } from '../trust/framing';
 import type { Entity, HistoryEntry } from '../types';
+import type { OperationStore } from './types';
 
 /**
  * How read results read in an operation's text: a line saying what was
@@ -23,8 +25,25 @@ export function clip(text: string, max = MAX_SHOWN): string {
 }
 
 /** An entity of a listing: its source line (with the score), then its content, clipped, quoted. */
-export function quotedResult(entity: Entity, score?: number, max = MAX_SHOWN): string {
-  return quoteEntity(entity, { score, shown: clip(entity.content, max) });
+export function quotedResult(entity: Entity, score?: number, max = MAX_SHOWN, stale?: StaleNote): string {
+  return quoteEntity(entity, { score, shown: clip(entity.content, max), stale });
+}
+
+/**
+ * Search results as a model gets them: each stale one marked ("may be
+ * outdated: the code it cites changed…"), or left out, as the store's
+ * staleness mode says (the same as recall's).
+ */
+export async function withStaleness<E extends Entity>(
+  store: Pick<OperationStore, 'staleNotes'>,
+  results: readonly { entity: E; score: number }[],
+): Promise<{ entity: E; score: number; stale?: StaleNote }[]> {
+  const { mode, notes } = await store.staleNotes(results.map(({ entity }) => entity));
+  return results.flatMap((result) => {
+    const stale = notes.get(result.entity.id);
+    if (stale && mode === 'exclude') return [];
+    return [stale ? { ...result, stale } : result];
+  });
 }
 
 /** "1 memory", "2 memories". */

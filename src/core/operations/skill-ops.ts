@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 import { SKILL_CATEGORIES, SKILL_STATUSES } from '../types';
 import { appliesTo, citations, content, limit, query, tags } from './fields';
-import { counted, quotedResult, storedText } from './render';
+import { counted, quotedResult, storedText, withStaleness } from './render';
 import { defineOperation, EVERY_SURFACE } from './types';
 
 export const skillSave = defineOperation({
@@ -50,11 +50,14 @@ export const skillSearch = defineOperation({
   effect: 'read',
   surfaces: EVERY_SURFACE,
   async run({ store, scope }, args) {
-    const results = await store.skills.search(scope.agentId, args.query, args.limit, { includeShared: true });
+    const results = await withStaleness(
+      store,
+      await store.skills.search(scope.agentId, args.query, args.limit, { includeShared: true }),
+    );
     const text = results.length
       ? storedText(
           `${counted(results.length, 'skill', 'skills')} for "${args.query}":`,
-          results.map((r) => quotedResult(r.entity, r.score)),
+          results.map((r) => quotedResult(r.entity, r.score, undefined, r.stale)),
         )
       : `No skills match "${args.query}".`;
     return { text, data: { results } };

@@ -15,7 +15,17 @@ export type OperationSurface = 'tool' | 'mcp' | 'cli';
 /** The part of the Memory facade the operations use, so hosts and tests can pass something narrower. */
 export type OperationStore = Pick<
   Memory,
-  'memories' | 'skills' | 'profiles' | 'recall' | 'rag' | 'stats' | 'verify' | 'export' | 'review' | 'citingFiles'
+  | 'memories'
+  | 'skills'
+  | 'profiles'
+  | 'recall'
+  | 'rag'
+  | 'stats'
+  | 'verify'
+  | 'export'
+  | 'review'
+  | 'citingFiles'
+  | 'staleNotes'
 >;
 
 /**

@@ -62,6 +62,7 @@ export const FACADE_METHODS = [
   'citedEntities',
   'checkCitations',
   'unused',
+  'staleNotes',
 ] as const;
 export type Namespace = (typeof NAMESPACES)[number];
 export type FacadeMethod = (typeof FACADE_METHODS)[number];
