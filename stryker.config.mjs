@@ -60,6 +60,7 @@ export default {
       'test/unit/integrity.test.ts',
       'test/unit/verify-mutants.test.ts',
       'test/unit/snapshots-mutants.test.ts',
+      'test/unit/restore-undo.test.ts',
       'test/unit/validation.test.ts',
       'test/unit/import-rules.test.ts',
       'test/unit/collections.test.ts',
