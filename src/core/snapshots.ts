@@ -308,6 +308,7 @@ export class Snapshots {
           'generation',
         ),
       liveSchemaCookie: () => countOf(live.get('PRAGMA main.schema_version'), 'pragma', 'schema_version'),
+      liveVersion: () => live.dataVersion(),
     });
     // A statement that runs makes this connection notice the new schema
     // cookie and drop the schema it parsed from the damaged file. The check

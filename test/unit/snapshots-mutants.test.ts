@@ -525,7 +525,7 @@ describe('a restore over a store whose pages are damaged, as mutation testing pr
    * the store's write lock (and, when `releaseAfterMs` is given, letting it go that much later):
    * the lock is then held while the restore writes the rebuilt store over the live file.
    */
-  function lockAfterKeeping(memory: Memory, writer: DatabaseSync, releaseAfterMs?: number): void {
+  function lockAfterKeeping(memory: Memory, writer: DatabaseSync, releaseAfterMs?: number, end = 'ROLLBACK'): void {
     const snapshots = (memory as unknown as { snapshots: Snapshots }).snapshots;
     const create = snapshots.create.bind(snapshots);
     snapshots.create = (label: string): SnapshotInfo => {
@@ -534,7 +534,7 @@ describe('a restore over a store whose pages are damaged, as mutation testing pr
       } finally {
         writer.exec('BEGIN IMMEDIATE');
         writer.exec("INSERT INTO audit (time, op) VALUES ('2020-01-01', 'held')");
-        if (releaseAfterMs !== undefined) setTimeout(() => writer.exec('ROLLBACK'), releaseAfterMs);
+        if (releaseAfterMs !== undefined) setTimeout(() => writer.exec(end), releaseAfterMs);
       }
     };
   }
@@ -602,6 +602,26 @@ describe('a restore over a store whose pages are damaged, as mutation testing pr
     assert.equal(quickCheck(file), 'ok');
   });
 
+  it('refuses with STORE_BUSY when another process commits while the repair waits, so its commit is not written over', async () => {
+    const memory = await Memory.open({ dir, busyTimeoutMs: 10_000 });
+    const writer = new DatabaseSync(file);
+    try {
+      lockAfterKeeping(memory, writer, 300, 'COMMIT');
+      const error = await rejectsWith(memory.restore(snapshotId), 'STORE_BUSY');
+      assert.match(
+        error.message,
+        /Another process wrote to the store while snapshot .* nothing it wrote is lost\. Restore again\./,
+      );
+      assert.ok(
+        writer.prepare("SELECT count(*) AS n FROM audit WHERE op = 'held'").get()?.n === 1,
+        'and still there after the refused restore',
+      );
+    } finally {
+      writer.close();
+      await memory.close();
+    }
+  });
+
   it('gives up with STORE_BUSY once the busy timeout has passed, leaving the damaged file as it was and no new store behind', async () => {
     const memory = await Memory.open({ dir, busyTimeoutMs: 300 });
     const writer = new DatabaseSync(file);
@@ -645,8 +665,9 @@ describe('a restore over a store whose pages are damaged, as mutation testing pr
       } catch (error) {
         caught = error;
       }
-      // The code is not asserted: it is SNAPSHOT_INVALID today, blaming the intact snapshot (reported).
+      // The store's fault, not the intact snapshot's: trying another snapshot would not help.
       assert.ok(caught instanceof MemoryError, String(caught));
+      assert.equal(caught.code, 'STORE_CORRUPT');
       assert.ok(
         caught.message.includes(
           `The header of the store at ${file} is damaged (schema cookie 2000000): it cannot be rebuilt in place. Start a new store with \`workspace-memory init\``,

@@ -70,6 +70,12 @@ export interface RebuildPlan {
   /** The live file's schema cookie (see passSchemaCookie), when it can be read. */
   liveSchemaCookie: () => number;
   /**
+   * The live store's data version (see Database.dataVersion), where a
+   * connection is open on it: another process's commit changes it, and a
+   * commit made after the live audit log was read would be written over.
+   */
+  liveVersion?: () => number;
+  /**
    * The store cannot be opened: verify the snapshot first (the live store's
    * own restore has already), and, when nothing has the file open, replace it
    * whole by a rename instead of writing over it.
@@ -95,6 +101,8 @@ export async function rebuildOver(plan: RebuildPlan): Promise<string | undefined
   // renamed into place; whatever the damaged header says does not matter. Nothing can be working
   // on the old file: it cannot be opened.
   const swap = plan.unopenable === true;
+  // Taken before the live audit log is read: what commits after it must not be written over.
+  const version = plan.liveVersion?.();
   try {
     buildAside(plan, !swap);
     if (swap) {
@@ -121,6 +129,12 @@ export async function rebuildOver(plan: RebuildPlan): Promise<string | undefined
     const deadline = Date.now() + plan.waitMs;
     try {
       for (;;) {
+        if (plan.liveVersion && plan.liveVersion() !== version) {
+          throw new MemoryError(
+            'STORE_BUSY',
+            `Another process wrote to the store while snapshot ${plan.id} was restored over its damage: nothing was replaced, so nothing it wrote is lost. Restore again.`,
+          );
+        }
         try {
           // All pages in one step: the live file is locked once, for the whole copy.
           await backup(source, plan.storePath, { rate: 1_000_000_000 });
@@ -210,7 +224,8 @@ function buildAside(plan: RebuildPlan, forOpenConnections: boolean): void {
         if (forOpenConnections) passSchemaCookie(fresh, plan);
       });
     } catch (error) {
-      if (error instanceof MemoryError && error.code !== 'STORE_CORRUPT') throw error;
+      // A damaged live store is said as such; any other damage met here is the snapshot's.
+      if (error instanceof MemoryError && (error.code !== 'STORE_CORRUPT' || ABOUT_LIVE_STORE.has(error))) throw error;
       throw new MemoryError('SNAPSHOT_INVALID', `Snapshot ${plan.id} could not be restored: ${reasonOf(error)}`, {
         cause: error,
       });
@@ -221,6 +236,9 @@ function buildAside(plan: RebuildPlan, forOpenConnections: boolean): void {
     fresh.close();
   }
 }
+
+/** STORE_CORRUPT errors about the live store, not the snapshot: a restore reports them as they are. */
+const ABOUT_LIVE_STORE = new WeakSet<MemoryError>();
 
 /**
  * Makes the new store's schema cookie (the header's count of schema changes)
@@ -241,10 +259,12 @@ function passSchemaCookie(fresh: Database, plan: RebuildPlan): void {
   const cookie = (): number => countOf(fresh.get('PRAGMA main.schema_version'), 'pragma', 'schema_version');
   const needed = Math.ceil((live + 1 - cookie()) / 2);
   if (needed > 100_000) {
-    throw new MemoryError(
+    const error = new MemoryError(
       'STORE_CORRUPT',
       `The header of the store at ${plan.storePath} is damaged (schema cookie ${live}): it cannot be rebuilt in place. ${NEW_STORE_ADVICE}`,
     );
+    ABOUT_LIVE_STORE.add(error);
+    throw error;
   }
   for (let i = 0; i < needed; i++) fresh.exec('CREATE TABLE restore_cookie (x); DROP TABLE restore_cookie;');
 }
