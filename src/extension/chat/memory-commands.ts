@@ -106,7 +106,7 @@ function replyCited(reply: Reply, cited: ReferenceCitations): void {
  * The memories a prompt names: the one with that id (if it is this
  * workspace's), else the best matches of a search.
  */
-async function findMemories(context: CommandContext): Promise<MemoryEntity[]> {
+export async function findMemories(context: CommandContext): Promise<MemoryEntity[]> {
   const { services, request } = context;
   const memory = await services.memory();
   const scope = services.scope();

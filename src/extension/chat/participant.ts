@@ -20,6 +20,7 @@ import { type ChatMetadata, ConversationLog, identifyConversation, requestText }
 import { forget, history, remember, snapshot } from './memory-commands';
 import { Reply } from './reply';
 import { recallCommand, searchCommand } from './search-commands';
+import { share } from './team-commands';
 
 export const PARTICIPANT_ID = 'workspaceMemory.memory';
 
@@ -29,6 +30,7 @@ const SLASH_COMMANDS: Readonly<Record<string, CommandHandler>> = {
   recall: recallCommand,
   search: searchCommand,
   forget,
+  share,
   history,
   snapshot,
   ask,

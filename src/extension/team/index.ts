@@ -14,6 +14,8 @@ import type { Views } from '../views';
 
 /** How long a burst of file changes in the team folder (a pull, a branch switch) settles before one sync. */
 const SETTLE_MS = 300;
+/** A look at the team folder slower than this is logged. */
+const SLOW_LOOK_MS = 2_000;
 
 /** What the Team group shows: the folder's entities, their git state, and the files not taken in. */
 export interface TeamView {
@@ -90,6 +92,7 @@ export class TeamMemory implements vscode.Disposable {
   }
 
   private async look(sync: boolean): Promise<void> {
+    const started = Date.now();
     try {
       const memory = await this.services.memory();
       if (sync) {
@@ -112,6 +115,9 @@ export class TeamMemory implements vscode.Disposable {
       if (isMemoryError(error, 'NOT_FOUND')) this.shown = undefined;
       else this.services.log.warn(`Team folder: ${error instanceof Error ? error.message : String(error)}`);
     }
+    // A slow look holds up the next: said, so a slow git or a big folder can be found.
+    if (Date.now() - started > SLOW_LOOK_MS)
+      this.services.log.info(`Team folder: looked at in ${Date.now() - started} ms`);
     // Share with Team is offered where a store can have team memory.
     void vscode.commands.executeCommand('setContext', 'workspaceMemory.team', this.shown !== undefined);
     this.changed.fire();

@@ -5,11 +5,10 @@ import * as assert from 'node:assert/strict';
 
 import * as vscode from 'vscode';
 
-import type { MemoryEntity, SessionEntity } from '../../../src/core/types';
-import type { ChatMetadata } from '../../../src/extension/chat/conversation';
+import type { MemoryEntity } from '../../../src/core/types';
 import { COMMANDS } from '../../../src/extension/commands/ids';
 import { extensionApi, waitFor } from './extension-api';
-import { fakeModel, sendChat } from './fake-model';
+import { fakeModel, lastReply, sendChat, session } from './fake-model';
 import { screenshot } from './harness';
 
 async function store() {
@@ -17,19 +16,6 @@ async function store() {
   return { memory: await services.memory(), scope: services.scope() };
 }
 
-async function session(metadata: ChatMetadata): Promise<SessionEntity> {
-  const { memory } = await store();
-  assert.ok(metadata.sessionId, `the reply names its session: ${JSON.stringify(metadata)}`);
-  const found = await memory.sessions.get(metadata.sessionId);
-  assert.ok(found, 'the session exists');
-  return found;
-}
-
-/** The last thing @memory said in the conversation, as stored in its session. */
-async function lastReply(metadata: ChatMetadata): Promise<string> {
-  const messages = (await session(metadata)).messages ?? [];
-  return messages.at(-1)?.content ?? '';
-}
 
 describe('@memory chat participant', function () {
   this.timeout(120_000);

@@ -1,8 +1,12 @@
 // The test-only fake language model (test/vscode/fixtures/fake-model), loaded
 // as a second extension under development, and chat requests driven with it.
+import * as assert from 'node:assert/strict';
+
 import * as vscode from 'vscode';
 
+import type { SessionEntity } from '../../../src/core/types';
 import type { ChatMetadata } from '../../../src/extension/chat/conversation';
+import { extensionApi } from './extension-api';
 
 export const FAKE_MODEL_EXTENSION_ID = 'workspace-memory-test.fake-model';
 
@@ -46,4 +50,19 @@ export async function sendChat(query: string): Promise<ChatOpenResult> {
 /** The text of a tool result's text parts. */
 export function toolText(result: vscode.LanguageModelToolResult): string {
   return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
+}
+
+/** The stored session of a chat reply's conversation. */
+export async function session(metadata: ChatMetadata): Promise<SessionEntity> {
+  const { services } = await extensionApi();
+  assert.ok(metadata.sessionId, `the reply names its session: ${JSON.stringify(metadata)}`);
+  const found = await (await services.memory()).sessions.get(metadata.sessionId);
+  assert.ok(found, 'the session exists');
+  return found;
+}
+
+/** The last thing @memory said in the conversation, as stored in its session. */
+export async function lastReply(metadata: ChatMetadata): Promise<string> {
+  const messages = (await session(metadata)).messages ?? [];
+  return messages.at(-1)?.content ?? '';
 }

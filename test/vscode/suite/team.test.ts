@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { COMMANDS } from '../../../src/extension/commands/ids';
 import type { CollectionNode } from '../../../src/extension/views/collections-tree';
 import { extensionApi, waitFor } from './extension-api';
+import { lastReply, sendChat } from './fake-model';
 import { screenshot } from './harness';
 
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -39,8 +40,10 @@ describe('team memory in the team folder', () => {
         `---\nid: ${id}\ntype: memory\ncategory: decision\ntags: [release]\ncreatedBy: Ana <ana@example.org>\n---\nReleases are cut on Tuesdays, from main.\n`,
       ),
     );
-    const row = await waitFor('the team memory in the Team group', async () =>
-      (await teamRows()).find((node) => node.kind === 'teamItem' && node.entity.id === id),
+    const row = await waitFor(
+      'the team memory in the Team group',
+      async () => (await teamRows()).find((node) => node.kind === 'teamItem' && node.entity.id === id),
+      30_000,
     );
     const { views, services } = await extensionApi();
     assert.match(String(views.collections.getTreeItem(row).description), /new, not committed|committed|modified/);
@@ -56,8 +59,17 @@ describe('team memory in the team folder', () => {
       'searched with every agent’s own memories',
     );
     await vscode.commands.executeCommand('workbench.view.extension.workspaceMemory');
-    const group = (await views.collections.getChildren()).find((node) => node.kind === 'team')!;
-    await views.collectionsView.reveal(group, { expand: true, focus: false, select: false });
+    // The view may be drawing a refresh: reveal the group once it is there.
+    await waitFor('the Team group revealed', async () => {
+      const group = (await views.collections.getChildren()).find((node) => node.kind === 'team');
+      return (
+        group &&
+        views.collectionsView.reveal(group, { expand: true, focus: false, select: false }).then(
+          () => true,
+          () => undefined,
+        )
+      );
+    });
     await screenshot('team-group', 800);
   });
 
@@ -90,13 +102,30 @@ describe('team memory in the team folder', () => {
     await memory.memories.delete(entity.id);
   });
 
+  it('@memory /share offers the memory with a Share with Team button and shares nothing by itself', async () => {
+    const { services } = await extensionApi();
+    const memory = await services.memory();
+    const [entity] = await memory.memories.save(services.scope().agentId, services.scope().userId, {
+      content: 'Invoices are numbered per year',
+    });
+    const { metadata } = await sendChat(`@memory /share ${entity.id}`);
+    assert.match(await lastReply(metadata!), /\[Share with Team\]/);
+    assert.equal(
+      (await memory.memories.get(entity.id))?.agentId,
+      services.scope().agentId,
+      'not shared until the click',
+    );
+    await memory.memories.delete(entity.id);
+  });
+
   it('a file with a merge conflict is listed with its problem, and its memory keeps its last good version', async () => {
     const id = `memory-mx0000000${'0f1e2d3c4b5a'}`;
     const uri = vscode.Uri.joinPath(folder(), 'memory', 'port-0f1e2d3c4b5a.md');
     await vscode.workspace.fs.writeFile(uri, encode(`---\nid: ${id}\ntype: memory\n---\nThe API listens on 8080\n`));
     const { services } = await extensionApi();
     const memory = await services.memory();
-    await waitFor('the memory', async () => (await memory.memories.get(id)) ?? undefined);
+    // A sync follows the file's creation (the watcher, then a settle of 300 ms; git is asked too).
+    await waitFor('the memory', async () => (await memory.memories.get(id)) ?? undefined, 30_000);
     await vscode.workspace.fs.writeFile(
       uri,
       encode(
