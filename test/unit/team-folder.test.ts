@@ -38,8 +38,16 @@ describe('the team folder on disk', () => {
   it('must be inside the workspace, by its path and through links', () => {
     assert.equal(teamFolderPath(workspace), root);
     assert.equal(teamFolderPath(workspace, 'docs/team'), path.join(workspace, 'docs', 'team'));
-    for (const outside of ['../elsewhere', '/etc', '', 'a/../../b']) {
+    for (const outside of ['../elsewhere', '/etc', '', 'a/../../b', '.']) {
       assert.throws(() => teamFolderPath(workspace, outside), /inside the workspace/);
+    }
+    assert.equal(
+      teamFolderPath(workspace, path.join(workspace, 'team')),
+      path.join(workspace, 'team'),
+      'absolute, inside',
+    );
+    for (const own of ['.git', '.git/memory', '.workspace-memory']) {
+      assert.throws(() => teamFolderPath(workspace, own), /git's or the store's own folder/);
     }
     const away = tempDir('wm-team-away-');
     fs.symlinkSync(away, path.join(workspace, 'linked'));

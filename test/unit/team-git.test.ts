@@ -141,6 +141,11 @@ describe('team memory through git (two clones of one repository)', function () {
     assert.throws(() => ben.git('pull', '-q', '--no-rebase', 'origin', 'main'));
     assert.equal(ben.git('diff', '--name-only', '--diff-filter=U').trim(), `.memory/memory/${teamFile(ben, id)!}`);
 
+    // While the file holds both sides, the memory is not written over it (nor beside it).
+    const refused = ben.cli('update', id, '--tags', 'api');
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /cannot be read \(a merge conflict/);
+    assert.equal(fs.readdirSync(path.join(ben.dir, '.memory', 'memory')).length, 1, 'no second file for the id');
     const status = ben.cli('team', 'status');
     assert.equal(status.code, 0, status.stderr);
     assert.match(status.stdout, /problem {2}memory\/.*\.md:\d+: .*conflict/i);
@@ -163,6 +168,31 @@ describe('team memory through git (two clones of one repository)', function () {
     );
     ben.git('commit', '-qam', 'resolve');
     assert.equal(ben.json<{ content: string }>('get', id).content, 'The API listens on port 9090');
+  });
+
+  it('sharing and making personal again leave a store that verifies, and a file never takes over a memory of one’s own', () => {
+    const id = anaShares('The cache is warmed at 06:00');
+    ana.git('checkout', '-q', '-b', 'kept');
+    ana.git('checkout', '-q', 'main');
+    assert.equal(ana.cli('team', 'unshare', id).code, 0);
+    ana.git('add', '-A', '.memory');
+    ana.git('commit', '-qm', 'mine again');
+    assert.equal(ana.cli('update', id, '--content', 'My own note: the cache is warmed at 05:30').code, 0);
+    assert.equal(ana.cli('verify').code, 0, ana.cli('verify').stdout);
+    // A branch that still has the team file: the memory stays Ana's, as she wrote it.
+    ana.git('checkout', '-q', 'kept');
+    const mine = ana.json<{ agentId: string; content: string }>('get', id);
+    assert.deepEqual([mine.agentId, mine.content], ['default', 'My own note: the cache is warmed at 05:30']);
+    assert.match(ana.cli('team', 'status').stdout, /belongs to a memory of your own in this store/);
+    assert.equal(ana.cli('verify').code, 0);
+  });
+
+  it('a checkout without the team folder takes the team memory out of the store, and back in with it', () => {
+    const id = anaShares('Alerts go to the ops channel');
+    ana.git('checkout', '-q', 'HEAD~1');
+    assert.doesNotMatch(ana.cli('search', 'alerts ops channel').stdout, new RegExp(id));
+    ana.git('checkout', '-q', 'main');
+    assert.match(ana.cli('search', 'alerts ops channel').stdout, new RegExp(id));
   });
 
   it('a branch switch swaps the team memory, and switching back brings it back', () => {

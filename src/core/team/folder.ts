@@ -47,12 +47,21 @@ const LEFT_ALONE = new Set(['readme.md', '.gitattributes', '.gitignore']);
  * workspace, by its path or, where it exists, through a link.
  */
 export function teamFolderPath(workspace: string, folder: string = DEFAULT_TEAM_FOLDER): string {
+  const root = path.resolve(workspace);
   const given = folder.trim();
-  if (!given || path.isAbsolute(given) || given.split(/[\\/]/).includes('..')) {
+  const resolved = path.resolve(root, given);
+  const relative = path.relative(root, resolved);
+  const parts = relative.split(path.sep);
+  if (!given || !relative || relative.startsWith('..') || path.isAbsolute(relative)) {
     throw new MemoryError('INVALID_INPUT', `The team folder must be a folder inside the workspace, not "${folder}".`);
   }
-  const root = path.resolve(workspace);
-  const resolved = path.join(root, given);
+  // git does not carry what is in its own folder, and the store's folder is the store's.
+  if (parts.includes('.git') || parts.includes('.workspace-memory')) {
+    throw new MemoryError(
+      'INVALID_INPUT',
+      `The team folder cannot be in git's or the store's own folder ("${folder}").`,
+    );
+  }
   if (fs.existsSync(resolved) && !isInside(fs.realpathSync.native(root), fs.realpathSync.native(resolved))) {
     throw new MemoryError('INVALID_INPUT', `The team folder ${given} leads outside the workspace.`);
   }

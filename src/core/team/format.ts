@@ -10,6 +10,7 @@
 import { Document, isMap, isScalar, isSeq, visit } from 'yaml';
 
 import { MemoryError } from '../errors';
+import { guardText } from '../secrets/guard';
 import { sha256 } from '../store/hashing';
 import { plainMarkdown } from '../text';
 import { type Citation, TEAM_TYPES, type TeamType } from '../types';
@@ -119,7 +120,8 @@ function cutAtHyphen(slug: string, max: number): string {
 
 /** Where an entity's file goes, relative to the team folder, `/`-separated: `memory/deploy-on-fridays-0a1b2c3d4e5f.md`. */
 export function teamFilePath(entity: { id: string; type: TeamType; content: string }): string {
-  return `${entity.type}/${teamSlug(entity.content)}-${shortId(entity.id)}.md`;
+  // Named from the words with any secret redacted: a file name is in every listing and every log.
+  return `${entity.type}/${teamSlug(guardText(entity.content.slice(0, 2000), 'redact').text)}-${shortId(entity.id)}.md`;
 }
 
 // ----------------------------------------------------------------- rendering

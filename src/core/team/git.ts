@@ -54,3 +54,14 @@ export async function gitStates(root: string): Promise<Map<string, TeamGitState>
   }
   return states;
 }
+
+/** Who git says is writing in `folder` ("Name <email>"), or undefined when it does not say. */
+export async function gitIdentity(folder: string): Promise<string | undefined> {
+  const [name, email] = await Promise.all([
+    git(folder, ['config', 'user.name']),
+    git(folder, ['config', 'user.email']),
+  ]);
+  const who = name?.trim();
+  if (!who) return undefined;
+  return email?.trim() ? `${who} <${email.trim()}>` : who;
+}

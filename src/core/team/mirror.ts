@@ -5,7 +5,7 @@ import { MemoryError } from '../errors';
 import type { TeamMirror } from '../store/entity-store';
 import type { Entity } from '../types';
 import { scanTeamFolder } from './folder';
-import { renderTeamFile, teamFilePath } from './format';
+import { renderTeamFile, shortId, teamFilePath } from './format';
 
 /** Where an entity's file is, and who created it (kept in the file from its first version on). */
 interface Placed {
@@ -23,6 +23,9 @@ export class TeamFolderMirror implements TeamMirror {
   /** Each team entity's file, read from the folder on first use and kept as files are written. */
   private placed: Map<string, Placed> | undefined;
 
+  /** Who writes, as git knows them here ("Name <email>"): the files name them rather than the login. */
+  person: string | undefined;
+
   constructor(readonly root: string) {}
 
   /** Forgets where files are: the next write looks at the folder again (after a sync read it anew). */
@@ -38,13 +41,32 @@ export class TeamFolderMirror implements TeamMirror {
       placed.delete(id);
       return;
     }
+    // A file git could not merge holds both sides: writing over it would lose one. The person resolves it first.
+    if (!before) this.refuseWhileUnreadable(id);
     // A file keeps its name once it has one, though its first words change: an edit then shows in git as
     // an edit of one file (`git commit -a` takes it), and two people's edits meet in one file, where
     // git can merge them or show the conflict. The words of a name are only a guide.
     const file = before?.path ?? teamFilePath(entity);
-    const createdBy = before?.createdBy ?? author;
-    this.write(file, renderTeamFile(entity, { createdBy, updatedBy: author }));
+    const who = this.person ?? author;
+    const createdBy = before?.createdBy ?? who;
+    this.write(file, renderTeamFile(entity, { createdBy, updatedBy: who }));
     placed.set(id, { path: file, createdBy });
+  }
+
+  /** Refuses a write to an entity whose file is in the folder but cannot be read (a conflict, bad YAML). */
+  private refuseWhileUnreadable(id: string): void {
+    const short = `-${shortId(id)}.md`;
+    for (const type of ['memory', 'skill']) {
+      const folder = path.join(this.root, type);
+      if (!fs.existsSync(folder)) continue;
+      const names = fs.readdirSync(folder, { withFileTypes: true }).filter((item) => item.name.endsWith(short));
+      if (names.length) {
+        throw new MemoryError(
+          'INVALID_INPUT',
+          `The team file ${type}/${names[0]!.name} cannot be read (a merge conflict, or front matter that does not parse): fix it first, then change the memory (\`workspace-memory team status\` says what is wrong).`,
+        );
+      }
+    }
   }
 
   private files(): Map<string, Placed> {

@@ -74,6 +74,19 @@ function writeEntry(
   report: TeamSyncReport,
 ): TeamChange | undefined {
   const ref = store.readRef(entry.id);
+  // Someone's own memory (or one they made personal again) is never taken over by a file that holds
+  // its id: a pull or a checkout must not move a person's memory into the team, nor overwrite it.
+  if (ref && ref.agentId !== TEAM_AGENT_ID) {
+    report.problems.push({
+      path: entry.path,
+      problem: {
+        code: 'ID_MISMATCH',
+        message: `The id ${entry.id} belongs to a ${ref.type} of your own in this store, not to team memory.`,
+        fix: 'Share yours with the team to replace the file (Share with Team, `team share`), or give the file a new id and name.',
+      },
+    });
+    return undefined;
+  }
   if (ref && ref.type !== entry.type) {
     report.problems.push({
       path: entry.path,

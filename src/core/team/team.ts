@@ -4,7 +4,7 @@ import { bodyOf } from '../store/object-body';
 import { type Entity, isTeamType, type MemoryEntity, type SkillEntity, TEAM_AGENT_ID } from '../types';
 import { assertId, assertOptionalId } from '../validation';
 import { scanTeamFolder, type TeamFolderProblem, type TeamScanCache } from './folder';
-import { gitStates, lastAuthors, type TeamGitState } from './git';
+import { gitIdentity, gitStates, lastAuthors, type TeamGitState } from './git';
 import type { TeamFolderMirror } from './mirror';
 import { syncTeamFolder, type TeamChange, type TeamSyncReport } from './sync';
 
@@ -32,6 +32,8 @@ export interface TeamStatus {
 export class Team {
   /** The files read so far: a sync after a pull reads only what the pull changed. */
   private readonly read: TeamScanCache = new Map();
+  /** The files the last sync did not take in, and why. */
+  private refused: TeamFolderProblem[] | undefined;
 
   constructor(
     private readonly store: EntityStore,
@@ -50,9 +52,19 @@ export class Team {
    * gone deleted, files with problems left out with their entity as it was.
    */
   async sync(): Promise<TeamSyncReport> {
-    const authors = await lastAuthors(this.folder);
+    const [authors, states, person] = await Promise.all([
+      lastAuthors(this.folder),
+      gitStates(this.folder),
+      gitIdentity(this.folder),
+    ]);
+    this.mirror.person = person;
+    // A file changed here and not committed yet is this person's edit, not its last committer's.
+    for (const [file, state] of states) {
+      if (person && state !== 'committed') authors.set(file, person);
+    }
     const scan = scanTeamFolder(this.folder, this.read);
     const { report, changes } = syncTeamFolder(this.store, scan, authors);
+    this.refused = report.problems;
     this.mirror.reset(scan.entries);
     this.announce(changes);
     return report;
@@ -62,10 +74,20 @@ export class Team {
   async status(): Promise<TeamStatus> {
     const scan = scanTeamFolder(this.folder, this.read);
     const states = await gitStates(this.folder);
+    // What the last sync refused besides what a scan finds (an id of someone's own memory, a value the store refuses).
+    const present = new Set([...scan.entries, ...scan.problems].map(({ path }) => path));
+    const refused = (this.refused ?? []).filter(({ path }) => present.has(path));
+    const problems = [
+      ...scan.problems,
+      ...refused.filter((one) => !scan.problems.some(({ path }) => path === one.path)),
+    ];
+    const left = new Set(problems.map(({ path }) => path));
     return {
       folder: this.folder,
-      files: scan.entries.map(({ id, type, path }) => ({ id, type, path, state: states.get(path) ?? 'committed' })),
-      problems: scan.problems,
+      files: scan.entries
+        .filter(({ path }) => !left.has(path))
+        .map(({ id, type, path }) => ({ id, type, path, state: states.get(path) ?? 'committed' })),
+      problems,
     };
   }
 

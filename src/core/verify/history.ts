@@ -1,5 +1,6 @@
 import { commitHash, commitMetaOf, stateOfHead } from '../store/commits';
 import type { Scope } from '../store/object-body';
+import { TEAM_AGENT_ID } from '../types';
 import type { CommitNode, HistoryTables } from './tables';
 import type { VerifyError } from './types';
 
@@ -161,8 +162,11 @@ export function walkChains({ objects, commits, refs }: HistoryTables): ChainWalk
 /** Why going from `before` to `after` in a commit of `op` is wrong, if it is. */
 function scopeChangeProblem(before: Scope, after: Scope, op: string): string | undefined {
   if (before.type !== after.type) return 'an entity never changes type';
-  if (!sameScope(before, after) && op !== 'import') return 'only an import may move an entity to another agent or user';
-  return undefined;
+  if (sameScope(before, after) || op === 'import') return undefined;
+  // Sharing with the team and making personal again move an entity into and out of the team scope
+  // (see team/team.ts), as does a team file that takes an id in (team/sync.ts): nothing else does.
+  if (op === 'update' && (before.agentId === TEAM_AGENT_ID) !== (after.agentId === TEAM_AGENT_ID)) return undefined;
+  return 'only an import, or sharing with the team and back, may move an entity to another agent or user';
 }
 
 /** Scope changes along one history, oldest commit first. */

@@ -111,12 +111,12 @@ export function secretPolicyFromEnvironment(): SecretPolicy | undefined {
 
 /**
  * The workspace's team folder (`.memory`, or WORKSPACE_MEMORY_TEAM_FOLDER,
- * relative to the workspace) when it exists; refused when it leads outside
- * the workspace.
+ * relative to the workspace), whether it exists or not: a checkout without
+ * it has no team memory, and the sync says so to the store. Refused when it
+ * leads outside the workspace.
  */
-export function existingTeamFolder(workspace: string): string | undefined {
-  const folder = teamFolderPath(workspace, environmentValue('WORKSPACE_MEMORY_TEAM_FOLDER') ?? DEFAULT_TEAM_FOLDER);
-  return fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory() ? folder : undefined;
+export function teamFolderOf(workspace: string): string {
+  return teamFolderPath(workspace, environmentValue('WORKSPACE_MEMORY_TEAM_FOLDER') ?? DEFAULT_TEAM_FOLDER);
 }
 
 /** Brings the team folder into the store, saying on standard error when files were left out. */
@@ -147,7 +147,7 @@ export async function withMemory<T>(
     );
   }
   const workspace = workspaceFolder(options.workspace, options.dir);
-  const teamFolder = existingTeamFolder(workspace.path);
+  const teamFolder = teamFolderOf(workspace.path);
   const memory = await Memory.open({
     dir: options.dir,
     writer: { kind: 'cli' },
@@ -156,7 +156,7 @@ export async function withMemory<T>(
     init: create,
     embedder: embedderFromEnvironment(),
     workspaceFolders: [workspace],
-    ...(teamFolder ? { teamFolder } : {}),
+    teamFolder,
     onWarning: (message) => printError(`workspace-memory: warning: ${message}`),
   });
   try {

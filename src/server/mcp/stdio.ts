@@ -7,7 +7,7 @@ import type { ReviewMode } from '../../core/trust/review-policy';
 import { assertId, assertOptionalId } from '../../core/validation';
 import {
   embedderFromEnvironment,
-  existingTeamFolder,
+  teamFolderOf,
   secretPolicyFromEnvironment,
   workspaceFolder,
 } from '../cli/context';
@@ -102,7 +102,7 @@ export async function serveStdio(options: StdioServeOptions): Promise<void> {
   assertId(options.scope.agentId, 'agent id');
   assertOptionalId(options.scope.userId, 'user id');
   const workspace = workspaceFolder(undefined, options.dir);
-  const teamFolder = existingTeamFolder(workspace.path);
+  const teamFolder = teamFolderOf(workspace.path);
   const memory = await Memory.open({
     dir: options.dir,
     writer: { kind: 'mcp' },
@@ -111,7 +111,7 @@ export async function serveStdio(options: StdioServeOptions): Promise<void> {
     ...(options.review === undefined ? {} : { review: { mcp: options.review as ReviewMode } }),
     embedder: embedderFromEnvironment(),
     workspaceFolders: [workspace],
-    ...(teamFolder ? { teamFolder } : {}),
+    teamFolder,
     onWarning: (message) => logToStderr(`warning: ${message}`),
   });
   // The team folder as it is now, and as pulls and checkouts change it while the server runs.
