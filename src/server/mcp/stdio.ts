@@ -7,8 +7,8 @@ import type { ReviewMode } from '../../core/trust/review-policy';
 import { assertId, assertOptionalId } from '../../core/validation';
 import {
   embedderFromEnvironment,
-  teamFolderOf,
   secretPolicyFromEnvironment,
+  teamFolderOf,
   workspaceFolder,
 } from '../cli/context';
 import { createMcpServer } from './server';
