@@ -144,19 +144,28 @@ export const forget: CommandHandler = async (context) => {
           'Which one should I forget? Nothing is deleted until you click **Forget** on one; its history is kept.\n\n',
         ),
   );
+  offerEach(reply, found, (entity) => ({
+    command: COMMANDS.delete,
+    title: found.length === 1 ? vscode.l10n.t('Forget') : vscode.l10n.t('Forget {0}', entity.id),
+    // The click is the confirmation: the Delete command asks no second time.
+    arguments: [{ kind: 'entity', entity }, { confirmed: true }],
+  }));
+};
+
+/** Each memory found, quoted with its id, a link and a button to act on it: what /forget and /share offer. */
+export function offerEach(
+  reply: CommandContext['reply'],
+  found: readonly MemoryEntity[],
+  button: (entity: MemoryEntity) => vscode.Command,
+): void {
   for (const entity of found) {
     reply.markdown(`> ${escape(oneLine(entity.content, 300))}\n>\n> \`${entity.id}\` · ${entity.category} · `);
     reply.anchor(entity, vscode.l10n.t('open'));
     reply.markdown('\n\n');
     reply.reference(entity);
-    reply.button({
-      command: COMMANDS.delete,
-      title: found.length === 1 ? vscode.l10n.t('Forget') : vscode.l10n.t('Forget {0}', entity.id),
-      // The click is the confirmation: the Delete command asks no second time.
-      arguments: [{ kind: 'entity', entity }, { confirmed: true }],
-    });
+    reply.button(button(entity));
   }
-};
+}
 
 /** /history <id or words>: every version of the entity, newest first, each linked to its read-only document. */
 export const history: CommandHandler = async (context) => {

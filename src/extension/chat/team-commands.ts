@@ -5,8 +5,7 @@ import { oneLine } from '../../core/text';
 import { TEAM_AGENT_ID } from '../../core/types';
 import { COMMANDS } from '../commands/ids';
 import { type CommandHandler, missingPrompt } from './command';
-import { findMemories } from './memory-commands';
-import { escape } from './reply';
+import { findMemories, offerEach } from './memory-commands';
 
 /**
  * /share <id or words>: shows the memory (or the candidates) with a Share
@@ -46,15 +45,9 @@ export const share: CommandHandler = async (context) => {
       'Share with the team? **Share with Team** writes it as a file in the team folder, for you to commit; it then leaves your own memories.\n\n',
     ),
   );
-  for (const entity of found) {
-    reply.markdown(`> ${escape(oneLine(entity.content, 300))}\n>\n> \`${entity.id}\` · ${entity.category} · `);
-    reply.anchor(entity, vscode.l10n.t('open'));
-    reply.markdown('\n\n');
-    reply.reference(entity);
-    reply.button({
-      command: COMMANDS.shareWithTeam,
-      title: found.length === 1 ? vscode.l10n.t('Share with Team') : vscode.l10n.t('Share {0}', entity.id),
-      arguments: [{ kind: 'entity', entity }],
-    });
-  }
+  offerEach(reply, found, (entity) => ({
+    command: COMMANDS.shareWithTeam,
+    title: found.length === 1 ? vscode.l10n.t('Share with Team') : vscode.l10n.t('Share {0}', entity.id),
+    arguments: [{ kind: 'entity', entity }],
+  }));
 };

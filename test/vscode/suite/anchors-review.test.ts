@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 
 import { COMMANDS } from '../../../src/extension/commands/ids';
 import type { CollectionNode } from '../../../src/extension/views/collections-tree';
-import { extensionApi, waitFor } from './extension-api';
+import { extensionApi, removeMade, waitFor } from './extension-api';
 import { fakeModel, toolText } from './fake-model';
 import { screenshot } from './harness';
 
@@ -16,13 +16,7 @@ describe('memories where the work is, and those not used lately', () => {
   const memories: string[] = [];
   const made: vscode.Uri[] = [];
   after(async () => {
-    const { services } = await extensionApi();
-    const memory = await services.memory();
-    const live = (await Promise.all(memories.map((id) => memory.memories.get(id)))).flatMap((entity) =>
-      entity ? [entity.id] : [],
-    );
-    if (live.length) await memory.memories.deleteMany(live);
-    for (const uri of made) await vscode.workspace.fs.delete(uri).then(undefined, () => undefined);
+    await removeMade(memories, made);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 
 import type { MemoryEntity } from '../../../src/core/types';
-import { extensionApi, waitFor } from './extension-api';
+import { extensionApi, removeMade, waitFor } from './extension-api';
 import { screenshot } from './harness';
 
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -20,13 +20,7 @@ describe('lenses and hovers on cited lines', () => {
   afterEach(() => vscode.commands.executeCommand('workbench.action.closeAllEditors'));
   // The memories go too: with their files gone they would be stale in every view shown after this suite.
   after(async () => {
-    const { services } = await extensionApi();
-    const memory = await services.memory();
-    const live = (await Promise.all(memories.map((id) => memory.memories.get(id)))).flatMap((entity) =>
-      entity ? [entity.id] : [],
-    );
-    if (live.length) await memory.memories.deleteMany(live);
-    for (const uri of made) await vscode.workspace.fs.delete(uri).then(undefined, () => undefined);
+    await removeMade(memories, made);
   });
 
   /** A new file of `lines`, and one memory per text in `contents` citing its lines 2–3, known to the views. */

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 
 import type { CollectionNode } from '../../../src/extension/views/collections-tree';
-import { extensionApi, waitFor } from './extension-api';
+import { extensionApi, removeMade, waitFor } from './extension-api';
 import { fakeModel, toolText } from './fake-model';
 import { screenshot } from './harness';
 
@@ -17,13 +17,7 @@ describe('memories anchored to code', () => {
   const memories: string[] = [];
   // The memories go too: with their files gone they would be stale in every view shown after this suite.
   after(async () => {
-    const { services } = await extensionApi();
-    const memory = await services.memory();
-    const live = (await Promise.all(memories.map((id) => memory.memories.get(id)))).flatMap((entity) =>
-      entity ? [entity.id] : [],
-    );
-    if (live.length) await memory.memories.deleteMany(live);
-    for (const uri of made) await vscode.workspace.fs.delete(uri).then(undefined, () => undefined);
+    await removeMade(memories, made);
   });
 
   async function citedMemory(name: string, lines: string[], content: string) {

@@ -46,3 +46,14 @@ export async function waitFor<T>(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** Deletes what a suite made: the memories still there among `ids`, then the files (those already gone are fine). */
+export async function removeMade(ids: readonly string[], uris: readonly vscode.Uri[]): Promise<void> {
+  const { services } = await extensionApi();
+  const memory = await services.memory();
+  const live = (await Promise.all(ids.map((id) => memory.memories.get(id)))).flatMap((entity) =>
+    entity ? [entity.id] : [],
+  );
+  if (live.length) await memory.memories.deleteMany(live);
+  for (const uri of uris) await vscode.workspace.fs.delete(uri, { recursive: true }).then(undefined, () => undefined);
+}
