@@ -6,7 +6,7 @@ import { isMemoryError } from '../../core/errors';
 import type { CitationRequest } from '../../core/types';
 import { LIMITS } from '../../core/validation';
 import { citationFolders, citedPathOf } from './folders';
-import { enclosingSymbol, type Symbols } from './selection';
+import { enclosingSymbol, lastLineOf, type Symbols } from './selection';
 
 /** What a chat request's references (`#selection`, `#file`, `#sym:`) give a memory, and what they could not. */
 export interface ReferenceCitations {
@@ -125,7 +125,7 @@ async function citeLines(
 ): Promise<Outcome> {
   // The store reads the lines from disk: unsaved changes would make them say something else.
   if (document.isDirty) return { skipped: vscode.l10n.t('the file has unsaved changes; save it to cite its lines') };
-  const last = range.end.character === 0 && range.end.line > range.start.line ? range.end.line - 1 : range.end.line;
+  const last = lastLineOf(range);
   const citation: CitationRequest = { path, startLine: range.start.line + 1, endLine: last + 1 };
   if (last < document.lineCount) {
     const lines = range.end.line > last ? new vscode.Range(range.start, document.lineAt(last).range.end) : range;

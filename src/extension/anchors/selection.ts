@@ -64,11 +64,7 @@ export async function selectionCitations(editor: vscode.TextEditor): Promise<Sel
     .filter((selection) => !selection.isEmpty)
     .slice(0, LIMITS.maxCitations)
     .map((selection): CitationRequest => {
-      // A selection ending at the start of a line does not take that line.
-      const last =
-        selection.end.character === 0 && selection.end.line > selection.start.line
-          ? selection.end.line - 1
-          : selection.end.line;
+      const last = lastLineOf(selection);
       // The lines cited, without the empty end of a selection that stops at a line's start: a symbol
       // that ends with those lines still holds them.
       const lines =
@@ -79,4 +75,9 @@ export async function selectionCitations(editor: vscode.TextEditor): Promise<Sel
       return { path: cited, startLine: selection.start.line + 1, endLine: last + 1, ...(symbol ? { symbol } : {}) };
     });
   return { citations };
+}
+
+/** The last line a range takes (0-based): one that ends at the start of a line does not take that line. */
+export function lastLineOf(range: vscode.Range): number {
+  return range.end.character === 0 && range.end.line > range.start.line ? range.end.line - 1 : range.end.line;
 }

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { appliesTo } from '../../core/anchors/applies-to';
 import type { CitedEntityReport } from '../../core/anchors/staleness';
 import type { Services } from '../services';
+import { onWorkspaceFileChange } from '../workspace-files';
 import { citationFolders, citedPathOf } from './folders';
 
 /** The files whose change means git's idea of the tree moved: a staged change, a commit, a checkout. */
@@ -29,7 +30,6 @@ export class StaleMemories implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
 
   constructor(private readonly services: Services) {
-    const watcher = vscode.workspace.createFileSystemWatcher('**/*');
     const fileChanged = (uri: vscode.Uri) => {
       // Every file change in the workspace comes here (a branch switch brings thousands): with nothing
       // cited, nothing is looked at.
@@ -44,10 +44,7 @@ export class StaleMemories implements vscode.Disposable {
       if (cited !== undefined && this.citedPaths.has(cited)) this.schedule(true);
     };
     this.disposables.push(
-      watcher,
-      watcher.onDidChange(fileChanged),
-      watcher.onDidCreate(fileChanged),
-      watcher.onDidDelete(fileChanged),
+      onWorkspaceFileChange(fileChanged),
       vscode.workspace.onDidSaveTextDocument((document) => fileChanged(document.uri)),
       services.onDidChangeStore(() => this.schedule(false)),
     );

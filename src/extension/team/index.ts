@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import * as vscode from 'vscode';
@@ -7,13 +8,16 @@ import type { TeamStatus } from '../../core/team/team';
 import { type MemoryEntity, type SkillEntity, TEAM_AGENT_ID } from '../../core/types';
 import { resolveEntity } from '../commands/entity-commands';
 import { COMMANDS } from '../commands/ids';
-import { teamFolderSetting } from '../config';
+import { SECTION, teamFolderSetting } from '../config';
 import type { Services } from '../services';
 import { reporting } from '../ui';
 import type { Views } from '../views';
+import { onWorkspaceFileChange } from '../workspace-files';
 
 /** How long a burst of file changes in the team folder (a pull, a branch switch) settles before one sync. */
 const SETTLE_MS = 300;
+/** How often the team folder's folders are looked at for what the watcher missed. */
+const POLL_MS = 5_000;
 /** A look at the team folder slower than this is logged. */
 const SLOW_LOOK_MS = 2_000;
 
@@ -39,17 +43,24 @@ export class TeamMemory implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
 
   constructor(private readonly services: Services) {
-    const watcher = vscode.workspace.createFileSystemWatcher('**/*');
-    const fileChanged = (uri: vscode.Uri) => {
-      if (this.inTeamFolder(uri)) this.schedule(true);
-    };
     this.disposables.push(
-      watcher,
-      watcher.onDidChange(fileChanged),
-      watcher.onDidCreate(fileChanged),
-      watcher.onDidDelete(fileChanged),
-      // A share, an edit or a delete writes the folder's files, and changes their git state.
-      services.onDidChangeStore(() => this.schedule(false)),
+      // A share, an edit or a delete of team memory writes the folder's files too: they come this way,
+      // so a store write that is not team memory (a doc sync writes for minutes) asks nothing of git.
+      onWorkspaceFileChange((uri) => {
+        if (this.inTeamFolder(uri)) this.schedule(true);
+      }),
+      // A restore or an import replaces the store's state whatever the files say: they are read again.
+      services.onDidChangeStore((change) => {
+        if (change.replaced) this.schedule(true);
+      }),
+      // The watcher can miss an event (the tests saw a file created in the folder go unreported twice in
+      // a few runs): the folders' own times, looked at every few seconds, catch a file added or removed
+      // that it missed. Three stats; edits in place are the watcher's.
+      this.pollFolders(),
+      // Another team folder: the store reopens with it, and it is read.
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration(`${SECTION}.team.folder`)) this.schedule(true);
+      }),
     );
     this.schedule(true);
   }
@@ -76,6 +87,22 @@ export class TeamMemory implements vscode.Disposable {
   async settled(): Promise<void> {
     while (this.timer) await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     await this.running;
+  }
+
+  /** Syncs when the team folder's memory/ or skill/ folder changed time since the last look at them. */
+  private pollFolders(): vscode.Disposable {
+    let seen: string | undefined;
+    const timer = setInterval(() => {
+      const root = vscode.workspace.workspaceFolders?.[0];
+      if (!root || root.uri.scheme !== 'file') return;
+      const folder = path.join(root.uri.fsPath, teamFolderSetting());
+      const now = ['', 'memory', 'skill']
+        .map((part) => fs.statSync(path.join(folder, part), { throwIfNoEntry: false })?.mtimeMs ?? 0)
+        .join(',');
+      if (seen !== undefined && now !== seen) this.schedule(true);
+      seen = now;
+    }, POLL_MS);
+    return new vscode.Disposable(() => clearInterval(timer));
   }
 
   /** Whether a change at `uri` can touch the team folder: a file in it, the folder itself, or a folder above it. */
