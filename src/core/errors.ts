@@ -30,7 +30,9 @@ export type MemoryErrorCode =
   | 'NOT_PENDING'
   | 'NOTHING_TO_REVERT'
   | 'INVALID_SUPERSEDE'
-  | 'REVIEW_CONFLICT';
+  | 'REVIEW_CONFLICT'
+  /** A team folder's file or folder could not be read or written (permissions, a read-only or full disk). */
+  | 'TEAM_FOLDER_ACCESS';
 
 export class MemoryError extends Error {
   override readonly name = 'MemoryError';

@@ -136,4 +136,51 @@ describe('the team folder on disk', () => {
       await cleanup();
     }
   });
+
+  it('a memory/ folder replaced by a link is one problem, and its memories keep their last good version', async () => {
+    const entity = memory('memory-mx0000000ffffffffffff', 'Logs go to stderr');
+    const { memory: store, cleanup } = await openTemp({ teamFolder: root });
+    try {
+      put(entity);
+      await store.team!.sync();
+      const elsewhere = tempDir('wm-team-elsewhere-');
+      fs.renameSync(path.join(root, 'memory'), path.join(elsewhere, 'memory'));
+      fs.symlinkSync(path.join(elsewhere, 'memory'), path.join(root, 'memory'));
+      const report = await store.team!.sync();
+      assert.equal(report.problems.length, 1);
+      assert.deepEqual([report.problems[0]!.path, report.problems[0]!.problem.code], ['memory', 'LOCATION']);
+      assert.match(report.problems[0]!.problem.message, /^memory\/ is a link; .* not read through links/);
+      assert.deepEqual(report.removed, [], 'a folder that cannot be read removes nothing');
+      assert.equal((await store.memories.get(entity.id))?.content, 'Logs go to stderr');
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('a team file that cannot be written fails the write with the reason, and the store keeps what it had', async () => {
+    const { memory: store, cleanup } = await openTemp({ teamFolder: root });
+    try {
+      const [saved] = await store.memories.save('default', undefined, { content: 'Ports are set in .env' });
+      await store.team!.share(saved.id);
+      const file = path.join(root, teamFilePath(saved));
+      assert.ok(fs.existsSync(file));
+      // The file's next text goes through a temporary file beside it: a folder in its place makes the write fail.
+      fs.mkdirSync(path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`));
+      await assert.rejects(
+        store.memories.update(saved.id, { content: 'Ports are set in .env.local' }),
+        (error: unknown) =>
+          (error as { code?: string }).code === 'TEAM_FOLDER_ACCESS' &&
+          /^Could not write the team file of memory-\S+: .* Nothing was saved/.test((error as Error).message),
+      );
+      assert.equal(
+        (await store.memories.get(saved.id))?.content,
+        'Ports are set in .env',
+        'the store kept what it had',
+      );
+      assert.match(fs.readFileSync(file, 'utf8'), /Ports are set in \.env\n/, 'and so did the file');
+    } finally {
+      await cleanup();
+    }
+  });
 });

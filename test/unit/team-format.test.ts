@@ -16,6 +16,7 @@ import {
 } from '../../src/core/team/format';
 import type { Citation, MemoryEntity, SkillEntity } from '../../src/core/types';
 import { LIMITS } from '../../src/core/validation';
+import { FAKE } from './fake-secrets';
 
 /** Any 64 hex digits pass as a citation's hash; this is SHA-256 of nothing. */
 const HASH = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
@@ -361,7 +362,23 @@ describe('team files: problems', () => {
     // A skill's status in a memory is no typo: nothing to rename it to.
     const status = problemOf(editLine('category: decision', ['category: decision', 'status: active']));
     assert.deepEqual([status.code, status.line], ['FRONT_MATTER', 5]);
-    assert.match(status.fix, /^Remove "status"/);
+    assert.match(
+      status.fix,
+      /^"status" is a field of skills: remove it, or if this is a skill, move the file to skill\//,
+    );
+    // A field no typo explains may be a newer version's: the file is left alone, and the fix says to update.
+    const newer = problemOf(editLine('category: decision', ['category: decision', 'reviewedBy: Ana']));
+    assert.equal(newer.code, 'FRONT_MATTER');
+    assert.match(newer.fix, /^If a newer Workspace Memory wrote it, update this one; otherwise remove "reviewedBy"/);
+  });
+
+  it('refuses a secret where a person is named: it would become a commit author no redaction reaches', () => {
+    const problem = problemOf(
+      MEMORY_FILE.replace('createdBy: Ana Lima <ana@example.org>', `createdBy: ${FAKE.githubClassic}`),
+    );
+    assert.equal(problem.code, 'INVALID');
+    assert.match(problem.message, /^createdBy holds what looks like a secret \(github-token\)/);
+    assert.match(problem.fix, /rotate the secret/);
   });
 
   it("refuses an unknown field in a citation, on that field's line", () => {

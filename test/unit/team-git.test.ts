@@ -65,6 +65,14 @@ describe('team memory through git (two clones of one repository)', function () {
     ana.git('commit', '-qm', 'start');
     ana.git('push', '-q', 'origin', 'HEAD:main');
     execFileSync('git', ['clone', '-q', path.join(base, 'remote.git'), ben.dir], { stdio: 'ignore' });
+    // Who each clone's CLI writes as: git's identity in that clone, as a person's own config would say.
+    for (const [who, name] of [
+      [ana, 'ana'],
+      [ben, 'ben'],
+    ] as const) {
+      who.git('config', 'user.name', name);
+      who.git('config', 'user.email', `${name}@example.org`);
+    }
     assert.equal(ana.cli('init').code, 0);
     assert.equal(ben.cli('init').code, 0);
   });
@@ -95,6 +103,7 @@ describe('team memory through git (two clones of one repository)', function () {
     const [first] = ben.json<{ commit: { author: string } }[]>('history', id);
     assert.equal(first!.commit.author, 'ana <ana@example.org>', "the commit is the file's git author's");
     assert.match(ben.cli('search', 'docker compose').stdout, new RegExp(id));
+    assert.match(ben.cli('list', 'memory').stdout, new RegExp(`${id}  team memory/decision`), 'listed with his own');
 
     assert.equal(ben.cli('update', id, '--content', 'We deploy with docker compose --wait from deploy/').code, 0);
     assert.match(fs.readFileSync(path.join(ben.dir, '.memory', 'memory', teamFile(ben, id)!), 'utf8'), /--wait/);
@@ -128,6 +137,20 @@ describe('team memory through git (two clones of one repository)', function () {
     const gone = ana.cli('get', first);
     assert.equal(gone.code, 1);
     assert.match(gone.stderr, /was deleted; its history .* is kept/);
+    const [removal] = ana.json<{ commit: { author: string; op: string } }[]>('history', first);
+    assert.deepEqual(
+      [removal!.commit.op, removal!.commit.author],
+      ['delete', 'ben <ben@example.org>'],
+      "the delete is Ben's",
+    );
+
+    // Ana removes the other file by hand, not yet committed: the delete is hers.
+    fs.rmSync(path.join(ana.dir, '.memory', 'memory', teamFile(ana, second)!));
+    assert.equal(ana.cli('get', second).code, 1);
+    assert.equal(
+      ana.json<{ commit: { author: string } }[]>('history', second)[0]!.commit.author,
+      'ana <ana@example.org>',
+    );
   });
 
   it('the same memory edited on both sides is a conflict: shown with its fix, the last good version kept, nothing lost', () => {
@@ -147,7 +170,7 @@ describe('team memory through git (two clones of one repository)', function () {
     assert.match(refused.stderr, /cannot be read \(a merge conflict/);
     assert.equal(fs.readdirSync(path.join(ben.dir, '.memory', 'memory')).length, 1, 'no second file for the id');
     const status = ben.cli('team', 'status');
-    assert.equal(status.code, 0, status.stderr);
+    assert.equal(status.code, 3, 'a file not taken in is a finding, for scripts');
     assert.match(status.stdout, /problem {2}memory\/.*\.md:\d+: .*conflict/i);
     assert.match(status.stdout, /fix: /);
     assert.match(status.stderr, /1 team file not taken in/);

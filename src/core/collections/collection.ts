@@ -23,6 +23,7 @@ import type {
   SaveItem,
   UpdateByType,
 } from '../types';
+import { isTeamType, TEAM_AGENT_ID } from '../types';
 import { assertAgentFor, assertId, assertOptionalId, assertPage, isArray, validateInput } from '../validation';
 
 /** What a collection needs from the store that owns it, and nothing more. */
@@ -451,9 +452,19 @@ export class Collection<T extends EntityType> {
     return this.ctx.store.list(this.filter(agentId, userId)) as EntityByType[T][];
   }
 
-  async listPaginated(agentId: string, userId?: string, options: PageOptions = {}): Promise<Page<EntityByType[T]>> {
+  /**
+   * A page of an agent's entities, newest first. `withTeam` adds the team
+   * scope's memories and skills, which search and recall also hand every agent.
+   */
+  async listPaginated(
+    agentId: string,
+    userId?: string,
+    options: PageOptions & { withTeam?: boolean } = {},
+  ): Promise<Page<EntityByType[T]>> {
     const page = assertPage(options);
-    const filter = this.filter(agentId, userId);
+    const own = this.filter(agentId, userId);
+    const team = options.withTeam === true && isTeamType(this.type) && own.agentId !== TEAM_AGENT_ID;
+    const filter = team ? { ...own, alsoAgentId: TEAM_AGENT_ID } : own;
     const total = this.ctx.store.count(filter);
     const items = this.ctx.store.list(filter, page) as EntityByType[T][];
     return { items, total, limit: page.limit, offset: page.offset, hasMore: page.offset + items.length < total };

@@ -29,6 +29,8 @@ export interface ListFilter {
   /** Undefined lists every user's entities in the agent; null lists those without a user. */
   userId?: string | null;
   conversationId?: string;
+  /** Also every live entity of this agent, whoever its user (the team scope listed with an agent's own). */
+  alsoAgentId?: string;
 }
 
 // A ref with the hashes of its head commit and object, found by row number.
@@ -68,22 +70,25 @@ export function heldClause(
 }
 
 export function whereClause(filter: ListFilter): { where: string; params: SQLInputValue[] } {
-  const clauses = ['r.type = ?', 'r.deleted = 0'];
+  const own: string[] = [];
   const params: SQLInputValue[] = [filter.type];
   if (filter.agentId !== undefined) {
-    clauses.push('r.agent_id = ?');
+    own.push('r.agent_id = ?');
     params.push(filter.agentId);
   }
-  if (filter.userId === null) clauses.push('r.user_id IS NULL');
+  if (filter.userId === null) own.push('r.user_id IS NULL');
   else if (filter.userId !== undefined) {
-    clauses.push('r.user_id = ?');
+    own.push('r.user_id = ?');
     params.push(filter.userId);
   }
   if (filter.conversationId !== undefined) {
-    clauses.push('r.conversation_id = ?');
+    own.push('r.conversation_id = ?');
     params.push(filter.conversationId);
   }
-  return { where: clauses.join(' AND '), params };
+  const scope = own.length ? own.join(' AND ') : '1';
+  if (filter.alsoAgentId !== undefined) params.push(filter.alsoAgentId);
+  const where = filter.alsoAgentId === undefined ? scope : `((${scope}) OR r.agent_id = ?)`;
+  return { where: `r.type = ? AND r.deleted = 0 AND ${where}`, params };
 }
 
 /** An entity from a row of ENTITY_SELECT's columns (id, timestamps, place, object hash and data). */

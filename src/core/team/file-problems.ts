@@ -8,6 +8,7 @@
 import { type Document, isMap, isScalar, LineCounter, type Node, type Pair, parseDocument } from 'yaml';
 
 import { isMemoryError } from '../errors';
+import { scanSecrets } from '../secrets/guard';
 import {
   type Citation,
   MEMORY_CATEGORIES,
@@ -51,7 +52,9 @@ export type TeamFileProblemCode =
   /** A field's value is refused (by validateInput, or a citation's lines). */
   | 'INVALID'
   /** Another file holds the same id (see duplicateIdProblem in format.ts). */
-  | 'DUPLICATE_ID';
+  | 'DUPLICATE_ID'
+  /** The file, or its type's folder, cannot be read (permissions). */
+  | 'UNREADABLE';
 
 export interface TeamFileProblem {
   code: TeamFileProblemCode;
@@ -271,10 +274,17 @@ const CITATION_FIELDS: readonly string[] = ['path', 'lines', 'symbol', 'commit',
 /** A person's name as written: one line, like a git author. */
 const MAX_PERSON = 200;
 
+/**
+ * What is wrong with a person's name, if anything. A name becomes the author
+ * of the store's commits, which are never rewritten: a secret there could not
+ * be redacted later, so it is refused like any other value that holds one.
+ */
 export function personProblem(person: unknown): string | undefined {
   if (typeof person !== 'string' || !person.trim()) return 'must be a name (text)';
   if (/[\r\n]/.test(person)) return 'must be one line';
-  return person.length > MAX_PERSON ? `must be at most ${MAX_PERSON} characters` : undefined;
+  if (person.length > MAX_PERSON) return `must be at most ${MAX_PERSON} characters`;
+  const [secret] = scanSecrets(person);
+  return secret ? `holds what looks like a secret (${secret.kind})` : undefined;
 }
 
 /** A misspelt field is refused, never dropped: `tag: [x]` would otherwise clear the tags without a word. */
@@ -282,10 +292,13 @@ export function assertKnownFields(front: FrontMatter, type: TeamType): void {
   const allowed = FIELDS[type];
   const unknown = Object.keys(front.values).find((key) => !allowed.includes(key));
   if (unknown === undefined) return;
+  const other = type === 'memory' ? 'skill' : 'memory';
   refuse(
     'FRONT_MATTER',
     `A ${type} file has no field "${unknown}"; its fields are ${allowed.join(', ')}.`,
-    renameFix(unknown, allowed),
+    FIELDS[other].includes(unknown)
+      ? `"${unknown}" is a field of ${other}s: remove it, or if this is a ${other}, move the file to ${other}/ and set its type.`
+      : renameFix(unknown, allowed),
     front.keyLine(unknown),
   );
 }
@@ -337,7 +350,7 @@ export function readPeople(front: FrontMatter): TeamPeople {
       refuse(
         'INVALID',
         `${key} ${problem}.`,
-        `Write ${key} as one line of text: a name or an e-mail address.`,
+        `Write ${key} as one line of text: a name or an e-mail address${problem.includes('secret') ? ' (and rotate the secret: it is in git history)' : ''}.`,
         front.keyLine(key),
       );
     }
@@ -451,10 +464,16 @@ function lineRange(value: unknown): { startLine: number; endLine: number } | und
   return startLine >= 1 && endLine >= startLine ? { startLine, endLine } : undefined;
 }
 
-/** "Rename tag to tags." for a likely typo; otherwise remove the field. */
+/**
+ * "Rename tag to tags." for a likely typo. Otherwise the field may be one a
+ * newer Workspace Memory writes: the file is still left alone (this version
+ * would drop the field when it next writes the file), and the fix says so.
+ */
 function renameFix(unknown: string, allowed: readonly string[]): string {
   const near = allowed.find((field) => looksLike(unknown, field));
-  return near ? `Rename "${unknown}" to "${near}".` : `Remove "${unknown}", or rename it to one of the fields listed.`;
+  return near
+    ? `Rename "${unknown}" to "${near}".`
+    : `If a newer Workspace Memory wrote it, update this one; otherwise remove "${unknown}" or rename it to one of the fields listed.`;
 }
 
 /** The same name but for case, `-`/`_`, or up to two letters added, dropped or changed. */

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { MemoryError } from '../errors';
+import { isMemoryError, MemoryError } from '../errors';
 import { isInside } from '../paths';
 import { TEAM_TYPES } from '../types';
 import {
@@ -85,9 +85,18 @@ export type TeamScanCache = Map<string, { size: number; mtimeMs: number; parsed:
 export function scanTeamFolder(root: string, cache?: TeamScanCache): TeamFolderScan {
   const entries: TeamFolderEntry[] = [];
   const problems: TeamFolderProblem[] = [];
-  const top = readFolder(root);
+  let top: fs.Dirent[];
+  try {
+    top = readFolder(root, root);
+  } catch (error) {
+    if (!isMemoryError(error, 'TEAM_FOLDER_ACCESS')) throw error;
+    // Nothing can be read: every team entity keeps its last good version (see mayHold).
+    const fix = 'Give yourself read access to the team folder.';
+    return { entries: [], problems: [problem(WHOLE_FOLDER, 'UNREADABLE', error.message, fix)] };
+  }
   for (const item of top) {
-    if (item.isDirectory() && (TEAM_TYPES as readonly string[]).includes(item.name)) continue;
+    // memory/ and skill/ are looked at below, whatever they are (a link, a file).
+    if ((TEAM_TYPES as readonly string[]).includes(item.name)) continue;
     if (item.isFile() && LEFT_ALONE.has(item.name.toLowerCase())) continue;
     problems.push(
       problem(
@@ -103,22 +112,35 @@ export function scanTeamFolder(root: string, cache?: TeamScanCache): TeamFolderS
     const folder = path.join(root, type);
     const stats = fs.lstatSync(folder, { throwIfNoEntry: false });
     if (!stats) continue;
-    if (!stats.isDirectory()) {
-      problems.push(problem(type, 'LOCATION', `${type} is not a folder.`, `Make ${type} a folder of team files.`));
+    const unusable = typeFolderProblem(type, stats);
+    if (unusable) {
+      problems.push(unusable);
       continue;
     }
-    for (const item of readFolder(folder)) files.push(...listed(type, folder, item, problems));
+    let items: fs.Dirent[];
+    try {
+      items = readFolder(folder, root);
+    } catch (error) {
+      if (!isMemoryError(error, 'TEAM_FOLDER_ACCESS')) throw error;
+      problems.push(problem(type, 'UNREADABLE', error.message, 'Give yourself read access to the folder.'));
+      continue;
+    }
+    for (const item of items) files.push(...listed(type, folder, item, problems));
   }
   const kept = withoutCaseTwins(files, problems);
   const seen = new Set<string>();
   for (const file of kept) {
     seen.add(file.path);
     const known = cache?.get(file.path);
-    const parsed =
-      known && known.size === file.size && known.mtimeMs === file.mtimeMs
-        ? known.parsed
-        : parseTeamFile(fs.readFileSync(path.join(root, file.path)), file.path);
-    cache?.set(file.path, { size: file.size, mtimeMs: file.mtimeMs, parsed });
+    let parsed: TeamFileParse;
+    if (known && known.size === file.size && known.mtimeMs === file.mtimeMs) parsed = known.parsed;
+    else {
+      const bytes = readTeamFile(root, file.path);
+      parsed = bytes instanceof Uint8Array ? parseTeamFile(bytes, file.path) : bytes;
+      // A file that could not be read is read again next time: a change of its access leaves its time as it was.
+      if (bytes instanceof Uint8Array) cache?.set(file.path, { size: file.size, mtimeMs: file.mtimeMs, parsed });
+      else cache?.delete(file.path);
+    }
     if (parsed.ok) entries.push({ ...parsed, path: file.path });
     else problems.push({ path: file.path, problem: parsed.problem });
   }
@@ -134,14 +156,66 @@ export function scanTeamFolder(root: string, cache?: TeamScanCache): TeamFolderS
   };
 }
 
-/** A folder's entries, sorted; none when it does not exist. */
-function readFolder(folder: string): fs.Dirent[] {
+/** Why memory/ or skill/ cannot be read as a folder of team files, if it cannot. */
+function typeFolderProblem(type: string, stats: fs.Stats): TeamFolderProblem | undefined {
+  if (stats.isSymbolicLink()) {
+    return problem(
+      type,
+      'LOCATION',
+      `${type}/ is a link; the team folder's files are not read through links, since one could lead out of the repository. Its ${type === 'memory' ? 'memories' : 'skills'} stay as they were.`,
+      `Put the folder itself in the team folder in place of the link.`,
+    );
+  }
+  if (!stats.isDirectory()) {
+    return problem(type, 'LOCATION', `${type} is not a folder.`, `Make ${type} a folder of team files.`);
+  }
+  return undefined;
+}
+
+/** A folder's entries, sorted; none when it does not exist; TEAM_FOLDER_ACCESS when it cannot be read. */
+function readFolder(folder: string, root: string): fs.Dirent[] {
   try {
     return fs.readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
+    throw teamFolderAccessError(
+      error,
+      folder === root ? 'read the team folder' : `read the team folder's ${path.relative(root, folder)}/`,
+    );
   }
+}
+
+/** A team file's bytes; a problem the scan lists when the file cannot be read. */
+function readTeamFile(root: string, file: string): Uint8Array | TeamFileParse {
+  try {
+    return fs.readFileSync(path.join(root, file));
+  } catch (error) {
+    return {
+      ok: false,
+      problem: {
+        code: 'UNREADABLE',
+        message: teamFolderAccessError(error, `read the team file ${file}`).message,
+        fix: 'Give yourself read access to the file.',
+      },
+    };
+  }
+}
+
+/**
+ * TEAM_FOLDER_ACCESS for a file system error in the team folder: what could
+ * not be done and why, in words (permission, a read-only or full disk).
+ */
+export function teamFolderAccessError(error: unknown, what: string): MemoryError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why =
+    code === 'EACCES' || code === 'EPERM'
+      ? 'permission denied'
+      : code === 'EROFS'
+        ? 'the file system is read-only'
+        : code === 'ENOSPC'
+          ? 'the disk is full'
+          : (error as Error).message;
+  return new MemoryError('TEAM_FOLDER_ACCESS', `Could not ${what}: ${why}.`, { cause: error });
 }
 
 /** One entry of memory/ or skill/: a team file to read, or a problem. */
@@ -174,7 +248,15 @@ function listed(
     );
     return [];
   }
-  const { size, mtimeMs } = fs.statSync(path.join(folder, item.name));
+  let stats: fs.Stats;
+  try {
+    stats = fs.statSync(path.join(folder, item.name));
+  } catch (error) {
+    const message = teamFolderAccessError(error, `read the team file ${file}`).message;
+    problems.push(problem(file, 'UNREADABLE', message, 'Give yourself read access to the file and its folder.'));
+    return [];
+  }
+  const { size, mtimeMs } = stats;
   if (size > TEAM_FILE_MAX_BYTES) {
     problems.push(
       problem(
@@ -220,8 +302,17 @@ export function shortIdOfPath(file: string): string | undefined {
   return /-([0-9a-f]{12})\.md$/.exec(file)?.[1];
 }
 
-/** Whether a problem file may be the one that holds `id` (by the short id its name ends in). */
-export function mayHold(problems: readonly TeamFolderProblem[], id: string): boolean {
+/** The path of a problem with the team folder itself (it cannot be read). */
+const WHOLE_FOLDER = '.';
+
+/**
+ * Whether a problem may hide the file that holds `id`, a team entity of
+ * `type`: a file whose name ends in its short id, or its type's folder (a
+ * link, say), or the team folder, that could not be read.
+ */
+export function mayHold(problems: readonly TeamFolderProblem[], id: string, type: string): boolean {
   const short = shortId(id);
-  return problems.some((entry) => shortIdOfPath(entry.path) === short);
+  return problems.some(
+    (entry) => entry.path === WHOLE_FOLDER || entry.path === type || shortIdOfPath(entry.path) === short,
+  );
 }

@@ -12,27 +12,42 @@ export type TeamGitState = 'new' | 'modified' | 'committed';
 
 const RECORD = '\u001e';
 
+/** Who last committed each file of the folder, and who removed each file whose last commit removed it. */
+export interface TeamAuthors {
+  /** Path (relative to the folder, `/` separated) to "Name <email>". */
+  lastAuthors: Map<string, string>;
+  /** Paths gone from the folder by a commit: who committed their removal. */
+  removedBy: Map<string, string>;
+}
+
 /**
- * Who last committed each file under `root` (paths relative to it, `/`
- * separated): "Name <email>", from one walk of the folder's history, newest
- * first, so the first time a path shows is its last change.
+ * Who last committed each file under `root`, from one walk of the folder's
+ * history, newest first, so the first time a path shows is its last change:
+ * a `D` there means the file was removed by that commit's author.
  */
-export async function lastAuthors(root: string): Promise<Map<string, string>> {
+export async function teamAuthors(root: string): Promise<TeamAuthors> {
   const out = await git(root, [
     'log',
     `--format=${RECORD}%an <%ae>`,
-    '--name-only',
+    '--name-status',
     '--relative',
     '--no-renames',
     '--',
     '.',
   ]);
-  const authors = new Map<string, string>();
+  const found: TeamAuthors = { lastAuthors: new Map(), removedBy: new Map() };
   for (const record of (out ?? '').split(RECORD).slice(1)) {
-    const [author, ...files] = record.split('\n');
-    for (const file of files) if (file && !authors.has(file)) authors.set(file, author!);
+    const [author, ...lines] = record.split('\n');
+    for (const line of lines) {
+      const tab = line.indexOf('\t');
+      if (tab < 0) continue;
+      const file = line.slice(tab + 1);
+      if (found.lastAuthors.has(file) || found.removedBy.has(file)) continue;
+      if (line.startsWith('D')) found.removedBy.set(file, author!);
+      else found.lastAuthors.set(file, author!);
+    }
   }
-  return authors;
+  return found;
 }
 
 /**

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { MemoryError } from '../errors';
+import { isMemoryError, MemoryError } from '../errors';
 import type { TeamMirror } from '../store/entity-store';
 import type { Entity } from '../types';
-import { scanTeamFolder } from './folder';
+import { scanTeamFolder, teamFolderAccessError } from './folder';
 import { renderTeamFile, shortId, teamFilePath } from './format';
 
 /** Where an entity's file is, and who created it (kept in the file from its first version on). */
@@ -34,6 +34,21 @@ export class TeamFolderMirror implements TeamMirror {
   }
 
   changed(id: string, entity: Entity | undefined, author: string): void {
+    try {
+      this.apply(id, entity, author);
+    } catch (error) {
+      if (isMemoryError(error)) throw error;
+      // The write's transaction rolls back: the store and the folder still agree, and the person is told why.
+      const failed = teamFolderAccessError(error, `write the team file of ${id}`);
+      throw new MemoryError(
+        'TEAM_FOLDER_ACCESS',
+        `${failed.message} Nothing was saved: make the team folder writable, then try again.`,
+        { cause: error },
+      );
+    }
+  }
+
+  private apply(id: string, entity: Entity | undefined, author: string): void {
     const placed = this.files();
     const before = placed.get(id);
     if (!entity || (entity.type !== 'memory' && entity.type !== 'skill')) {

@@ -4,7 +4,9 @@ import { withProvenance } from '../provenance';
 import type { EntityStore, VersionBody } from '../store/entity-store';
 import { text } from '../store/rows';
 import { type CommitInfo, type Entity, TEAM_AGENT_ID } from '../types';
-import { mayHold, type TeamFolderEntry, type TeamFolderProblem, type TeamFolderScan } from './folder';
+import { mayHold, shortIdOfPath, type TeamFolderEntry, type TeamFolderProblem, type TeamFolderScan } from './folder';
+import { shortId } from './format';
+import type { TeamAuthors } from './git';
 
 /*
  * The team folder brought into the store: each file's entity written as the
@@ -33,28 +35,39 @@ export type TeamChange =
 
 /**
  * Writes the folder's state into the store, in one transaction: either all of
- * it lands or none. `authors`: each file's last git author (path relative to
- * the folder), who the commits name; a file git does not know yet is its
- * `updatedBy`'s, or else the store's own author's.
+ * it lands or none. `authors`: who git says last changed each file, and who
+ * removed each file a commit removed; the commits name them. A file git does
+ * not know yet is its `updatedBy`'s; without git, a removal is the store's
+ * own author's.
  */
 export function syncTeamFolder(
   store: EntityStore,
   scan: TeamFolderScan,
-  authors: ReadonlyMap<string, string>,
+  authors: TeamAuthors,
 ): { report: TeamSyncReport; changes: TeamChange[] } {
   const report: TeamSyncReport = { added: [], updated: [], removed: [], unchanged: 0, problems: [...scan.problems] };
   const changes: TeamChange[] = [];
+  // A file gone from the folder is its remover's: the commit that removed it, or this person's uncommitted removal.
+  const present = new Set(scan.entries.map(({ path }) => path));
+  const removers = new Map(
+    [...authors.lastAuthors, ...authors.removedBy]
+      .filter(([file]) => !present.has(file))
+      .map(([file, author]) => [shortIdOfPath(file), author]),
+  );
   store.db.transaction(() => {
     const inFolder = new Set<string>();
     for (const entry of scan.entries) {
       inFolder.add(entry.id);
-      const change = writeEntry(store, entry, authors.get(entry.path) ?? entry.updatedBy, report);
+      const change = writeEntry(store, entry, authors.lastAuthors.get(entry.path) ?? entry.updatedBy, report);
       if (change) changes.push(change);
     }
     for (const id of liveTeamIds(store)) {
-      if (inFolder.has(id) || mayHold(scan.problems, id)) continue;
       const ref = store.readRef(id)!;
-      const commit = withProvenance({ kind: 'team' }, () => store.tombstone(ref, 'team folder: its file was removed'));
+      if (inFolder.has(id) || mayHold(scan.problems, id, ref.type)) continue;
+      const remover = removers.get(shortId(id));
+      const commit = withProvenance({ kind: 'team', ...(remover ? { name: remover } : {}) }, () =>
+        store.tombstone(ref, 'team folder: its file was removed'),
+      );
       report.removed.push(id);
       changes.push({ kind: 'delete', entityId: id, entityType: ref.type, commit });
     }

@@ -4,7 +4,7 @@ import { bodyOf } from '../store/object-body';
 import { type Entity, isTeamType, type MemoryEntity, type SkillEntity, TEAM_AGENT_ID } from '../types';
 import { assertId, assertOptionalId } from '../validation';
 import { scanTeamFolder, type TeamFolderProblem, type TeamScanCache } from './folder';
-import { gitIdentity, gitStates, lastAuthors, type TeamGitState } from './git';
+import { gitIdentity, gitStates, teamAuthors, type TeamGitState } from './git';
 import type { TeamFolderMirror } from './mirror';
 import { syncTeamFolder, type TeamChange, type TeamSyncReport } from './sync';
 
@@ -53,14 +53,14 @@ export class Team {
    */
   async sync(): Promise<TeamSyncReport> {
     const [authors, states, person] = await Promise.all([
-      lastAuthors(this.folder),
+      teamAuthors(this.folder),
       gitStates(this.folder),
       gitIdentity(this.folder),
     ]);
     this.mirror.person = person;
     // A file changed here and not committed yet is this person's edit, not its last committer's.
     for (const [file, state] of states) {
-      if (person && state !== 'committed') authors.set(file, person);
+      if (person && state !== 'committed') authors.lastAuthors.set(file, person);
     }
     const scan = scanTeamFolder(this.folder, this.read);
     const { report, changes } = syncTeamFolder(this.store, scan, authors);

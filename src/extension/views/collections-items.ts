@@ -178,19 +178,24 @@ export function collectionItem(node: CollectionNode): vscode.TreeItem {
         resourceUri: vscode.Uri.file(path.join(node.folder, node.file)),
       });
     case 'teamProblem': {
-      const item = new vscode.TreeItem(node.file, vscode.TreeItemCollapsibleState.None);
+      // A problem of a file, or of a folder (memory/ is a link, the team folder cannot be read).
+      const isFile = node.file.includes('/');
+      const label = node.file === '.' ? path.basename(node.folder) : node.file;
+      const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
       item.id = `teamProblem/${node.file}`;
       item.description = node.problem.message;
       item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground'));
       item.resourceUri = vscode.Uri.file(path.join(node.folder, node.file));
       item.contextValue = 'teamProblem';
-      // The way to fix it: the file, at the line the problem is on.
+      // The way to fix it: the file at the line the problem is on, or the folder in the Explorer.
       const line = Math.max((node.problem.line ?? 1) - 1, 0);
-      item.command = {
-        command: 'vscode.open',
-        title: vscode.l10n.t('Open the File'),
-        arguments: [item.resourceUri, { selection: new vscode.Range(line, 0, line, 0) }],
-      };
+      item.command = isFile
+        ? {
+            command: 'vscode.open',
+            title: vscode.l10n.t('Open the File'),
+            arguments: [item.resourceUri, { selection: new vscode.Range(line, 0, line, 0) }],
+          }
+        : { command: 'revealInExplorer', title: vscode.l10n.t('Reveal in Explorer'), arguments: [item.resourceUri] };
       return item;
     }
     case 'unused':

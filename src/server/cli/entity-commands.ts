@@ -188,7 +188,11 @@ export function registerEntityCommands(program: Command): void {
         const page = await withMemory(options, (memory) =>
           memory
             .collection(entityType)
-            .listPaginated(options.agent, options.user, { limit: options.limit, offset: options.offset }),
+            .listPaginated(options.agent, options.user, {
+              limit: options.limit,
+              offset: options.offset,
+              withTeam: true,
+            }),
         );
         if (options.json) printJson(page);
         else {

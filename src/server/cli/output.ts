@@ -1,6 +1,7 @@
 import { describeProvenance } from '../../core/provenance';
 import { entityTitle, oneLine } from '../../core/text';
 import type { CommitInfo, Entity, HistoryEntry } from '../../core/types';
+import { TEAM_AGENT_ID } from '../../core/types';
 import { escapeForTerminal } from './terminal-text';
 
 // Everything the CLI writes goes through this module. Human output is always
@@ -87,7 +88,9 @@ export function counted(count: number, singular: string, plural?: string): strin
 }
 
 export function entityLine(entity: Entity): string {
-  const kind = 'category' in entity ? `${entity.type}/${entity.category}` : entity.type;
+  const type = 'category' in entity ? `${entity.type}/${entity.category}` : entity.type;
+  // Team memory comes with every agent's own (search, list): say which is which.
+  const kind = entity.agentId === TEAM_AGENT_ID ? `team ${type}` : type;
   const tags = 'tags' in entity && entity.tags.length ? ` [${inline(entity.tags.join(', '))}]` : '';
   return `${entity.id}  ${kind}${tags}  ${oneLine(entity.content)}`;
 }

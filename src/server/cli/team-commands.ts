@@ -64,19 +64,21 @@ export function registerTeamCommands(program: Command): void {
     );
 
   withWorkspaceOption(withStoreOptions(team.command('sync')))
-    .description('bring the team folder into the store (every command also does, first)')
+    .description('bring the team folder into the store (every command also does, first); exits 3 when a file is not taken in')
     .action(async (options: GlobalOptions) => {
       const report = await withMemory(options, (memory) => requireTeam(memory.team, options).sync(), false, false);
       if (options.json) printJson(report);
       else print(syncSummary(report));
+      if (report.problems.length) process.exitCode = FOUND_EXIT_CODE;
     });
 
   withWorkspaceOption(withStoreOptions(team.command('status')))
     .description(
-      "the team folder's memories and skills with their git state (new, modified, committed), and the files not taken in",
+      "the team folder's memories and skills with their git state (new, modified, committed), and the files not taken in (then exits 3)",
     )
     .action(async (options: GlobalOptions) => {
       const status = await withMemory(options, (memory) => requireTeam(memory.team, options).status());
+      if (status.problems.length) process.exitCode = FOUND_EXIT_CODE;
       if (options.json) return printJson(status);
       for (const file of status.files) print(`${file.state.padEnd(9)} ${file.type.padEnd(6)} ${inline(file.path)}`);
       for (const problem of status.problems) print(problemLine(problem));
