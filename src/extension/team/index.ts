@@ -16,6 +16,8 @@ import { onWorkspaceFileChange } from '../workspace-files';
 
 /** How long a burst of file changes in the team folder (a pull, a branch switch) settles before one sync. */
 const SETTLE_MS = 300;
+/** The longest a look waits for changes to settle. */
+const MAX_SETTLE_MS = 2_000;
 /** How often the team folder's folders are looked at for what the watcher missed. */
 const POLL_MS = 5_000;
 /** A look at the team folder slower than this is logged. */
@@ -37,6 +39,8 @@ export class TeamMemory implements vscode.Disposable {
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** A sync is due with the next look (a file changed), not only a look at the folder's state. */
   private syncWanted = false;
+  /** When the look the timer waits for was first asked for. */
+  private waitingSince: number | undefined;
   private running: Promise<void> = Promise.resolve();
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly disposables: vscode.Disposable[] = [this.changed];
@@ -73,9 +77,13 @@ export class TeamMemory implements vscode.Disposable {
   /** Syncs the folder into the store now (with `sync`), then looks at it again for the views. */
   schedule(sync: boolean): void {
     this.syncWanted ||= sync;
+    this.waitingSince ??= Date.now();
+    // A burst settles before its look, but changes that never stop (a long checkout) do not put it off for ever.
+    if (this.timer && Date.now() - this.waitingSince >= MAX_SETTLE_MS) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      this.waitingSince = undefined;
       const wanted = this.syncWanted;
       this.syncWanted = false;
       // One look at a time: a change during a look schedules the next.

@@ -58,6 +58,11 @@ describe('team memory in the team folder', () => {
       found.some(({ entity }) => entity.id === id),
       'searched with every agent’s own memories',
     );
+  });
+
+  /** Shows the Collections view with the Team group open. */
+  async function revealTeamGroup(): Promise<void> {
+    const { views } = await extensionApi();
     await vscode.commands.executeCommand('workbench.view.extension.workspaceMemory');
     // The view may be drawing a refresh: reveal the group once it is there.
     await waitFor('the Team group revealed', async () => {
@@ -70,8 +75,7 @@ describe('team memory in the team folder', () => {
         )
       );
     });
-    await screenshot('team-group', 800);
-  });
+  }
 
   it('Share with Team writes a memory’s file and moves it to the team; Make Personal takes it back and removes the file', async () => {
     const { services } = await extensionApi();
@@ -137,6 +141,11 @@ describe('team memory in the team folder', () => {
     );
     assert.equal(problem.kind === 'teamProblem' && problem.problem.code, 'CONFLICT');
     assert.equal((await memory.memories.get(id))?.content, 'The API listens on 8080', 'the last good version');
+    // What the README shows: the Team group with the problem, and the file open where its fix is.
+    await revealTeamGroup();
+    await vscode.window.showTextDocument(uri, { preview: false });
+    await screenshot('team-group', 1000);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     await vscode.workspace.fs.delete(uri);
   });
 });
