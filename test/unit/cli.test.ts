@@ -63,6 +63,13 @@ describe('cli', function () {
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+  it('init keeps the store out of git, and leaves a .gitignore of its own alone', () => {
+    assert.match(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8'), /^\*$/m);
+    fs.writeFileSync(path.join(dir, '.gitignore'), 'mine\n');
+    assert.equal(cli(['init', '--dir', dir]).code, 0);
+    assert.equal(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8'), 'mine\n');
+  });
+
   it('saves, gets, updates, lists, shows history and deletes', () => {
     const saved = json<{ entity: { id: string; tags: string[]; category: string } }>([
       'save',

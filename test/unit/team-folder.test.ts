@@ -2,8 +2,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+import type { EntityStore } from '../../src/core/store/entity-store';
 import { scanTeamFolder, teamFolderPath } from '../../src/core/team/folder';
 import { renderTeamFile, teamFilePath } from '../../src/core/team/format';
+import { syncTeamFolder } from '../../src/core/team/sync';
 import type { MemoryEntity } from '../../src/core/types';
 import { openTemp, tempDir } from './helpers';
 
@@ -51,7 +53,28 @@ describe('the team folder on disk', () => {
     }
     const away = tempDir('wm-team-away-');
     fs.symlinkSync(away, path.join(workspace, 'linked'));
-    assert.throws(() => teamFolderPath(workspace, 'linked'), /leads outside the workspace/);
+    assert.throws(() => teamFolderPath(workspace, 'linked'), /linked is a link; .* Put the folder in its place/);
+    // A link inside the workspace, into git's folder, or to nothing: refused alike, never read through.
+    fs.mkdirSync(path.join(workspace, '.git'));
+    for (const [name, target] of [
+      ['inside', 'docs'],
+      ['intogit', '.git'],
+      ['dangling', 'missing'],
+    ] as const) {
+      fs.symlinkSync(target, path.join(workspace, name));
+      assert.throws(() => teamFolderPath(workspace, name), new RegExp(`${name} is a link`));
+    }
+    fs.writeFileSync(path.join(workspace, 'plain'), 'x');
+    assert.throws(
+      () => teamFolderPath(workspace, 'plain'),
+      /plain is a file, not a folder: move it, or choose another/,
+    );
+    // A link above it that leads out.
+    fs.mkdirSync(path.join(away, 'team'));
+    assert.throws(
+      () => teamFolderPath(workspace, 'linked/team'),
+      /leads outside the workspace \(through a link above it\)/,
+    );
     fs.rmSync(away, { recursive: true, force: true });
   });
 
@@ -153,6 +176,57 @@ describe('the team folder on disk', () => {
       assert.deepEqual(report.removed, [], 'a folder that cannot be read removes nothing');
       assert.equal((await store.memories.get(entity.id))?.content, 'Logs go to stderr');
       fs.rmSync(elsewhere, { recursive: true, force: true });
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('a sync that read the folder before another write took its file keeps that write: no stale version, no delete', async () => {
+    const { memory: store, cleanup } = await openTemp({ teamFolder: root });
+    const entities = (store as unknown as { store: EntityStore }).store;
+    const noAuthors = { lastAuthors: new Map(), removedBy: new Map() };
+    try {
+      const [first] = await store.memories.save('default', undefined, { content: 'Builds run on Node 22' });
+      await store.team!.share(first.id);
+      // Another command's sync read the folder here…
+      const before = scanTeamFolder(root);
+      // …then this one changed the team memory and shared another, each with its file, in its transaction.
+      await store.memories.update(first.id, { content: 'Builds run on Node 24' });
+      const [second] = await store.memories.save('default', undefined, { content: 'Tests run in CI on push' });
+      await store.team!.share(second.id);
+      // The sync's transaction comes after both: what it read is older than the files.
+      const { report } = syncTeamFolder(entities, root, before, noAuthors);
+      assert.deepEqual([report.updated, report.removed], [[], []]);
+      assert.equal((await store.memories.get(first.id))?.content, 'Builds run on Node 24');
+      assert.equal((await store.memories.get(second.id))?.agentId, '_team');
+      assert.deepEqual(
+        (await store.history(first.id)).map(({ commit }) => commit.message),
+        ['update memory', 'share with the team', 'create memory'],
+      );
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('a memory keeps what its file cannot carry (the correction it is, its session) through the syncs', async () => {
+    const { memory: store, cleanup } = await openTemp({ teamFolder: root });
+    try {
+      const [old] = await store.memories.save('default', undefined, { content: 'Indent with tabs' });
+      const [fix] = await store.memories.save('default', undefined, {
+        content: 'Indent with two spaces',
+        category: 'correction',
+        supersedes: old.id,
+        sourceSession: 'session-abc',
+      });
+      await store.team!.share(fix.id);
+      const file = path.join(root, teamFilePath(fix));
+      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('two spaces', 'two spaces, never tabs'));
+      await store.team!.sync();
+      const now = (await store.memories.get(fix.id))!;
+      assert.deepEqual(
+        [now.content, now.supersedes, now.sourceSession],
+        ['Indent with two spaces, never tabs', old.id, 'session-abc'],
+      );
     } finally {
       await cleanup();
     }

@@ -167,7 +167,11 @@ describe('team memory through git (two clones of one repository)', function () {
     // While the file holds both sides, the memory is not written over it (nor beside it).
     const refused = ben.cli('update', id, '--tags', 'api');
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /cannot be read \(a merge conflict/);
+    assert.match(refused.stderr, /is not taken in \(.*conflict.*\): resolve that first/i);
+    // Nor deleted or made personal: the file would bring it back, and the team would never see the change.
+    assert.equal(ben.cli('delete', id).code, 1);
+    assert.equal(ben.cli('team', 'unshare', id).code, 1);
+    assert.equal(ben.json<{ agentId: string }>('get', id).agentId, '_team');
     assert.equal(fs.readdirSync(path.join(ben.dir, '.memory', 'memory')).length, 1, 'no second file for the id');
     const status = ben.cli('team', 'status');
     assert.equal(status.code, 3, 'a file not taken in is a finding, for scripts');
@@ -279,5 +283,45 @@ describe('team memory through git (two clones of one repository)', function () {
     const original = `memory/${fs.readdirSync(folder).find((name) => name.startsWith('use-pnpm'))!}`;
     const pair = [duplicate!.path, /says nearly what (\S+) says/.exec(duplicate!.message)?.[1]].sort();
     assert.deepEqual(pair, ['memory/copy-3d7e2b4c0f9a.md', original].sort());
+    // Every file counts as checked, those with findings too.
+    assert.equal((JSON.parse(report.stdout) as { files: number }).files, 4);
+
+    // From a subfolder of the repository, without an argument: the repository's team folder, not none.
+    fs.mkdirSync(path.join(ana.dir, 'src', 'deep'), { recursive: true });
+    const below = spawnSync(process.execPath, [CLI, 'team', 'check'], {
+      cwd: path.join(ana.dir, 'src', 'deep'),
+      encoding: 'utf8',
+    });
+    assert.equal(below.status, 3);
+    assert.match(below.stdout, /4 team files checked/);
+  });
+
+  it('team check --staged judges what the commit will hold, not the working tree', () => {
+    anaShares('Releases are tagged from main');
+    const folder = path.join(ana.dir, '.memory', 'memory');
+    const file = path.join(folder, 'token-2c6d1a3b9e8f.md');
+    fs.writeFileSync(
+      file,
+      `---\nid: memory-mx00000002c6d1a3b9e8f\ntype: memory\n---\nThe deploy token is ${FAKE.githubClassic}\n`,
+    );
+    ana.git('add', '.memory');
+    // Taken out of the working copy only: the commit would still carry it.
+    fs.writeFileSync(
+      file,
+      `---\nid: memory-mx00000002c6d1a3b9e8f\ntype: memory\n---\nThe deploy token is in the vault\n`,
+    );
+    const tree = spawnSync(process.execPath, [CLI, 'team', 'check'], { cwd: ana.dir, encoding: 'utf8' });
+    assert.equal(tree.status, 0, tree.stdout);
+    const staged = spawnSync(process.execPath, [CLI, 'team', 'check', '--staged', '--json'], {
+      cwd: ana.dir,
+      encoding: 'utf8',
+    });
+    assert.equal(staged.status, 3, staged.stderr);
+    const report = JSON.parse(staged.stdout) as { folder: string; findings: { kind: string; path: string }[] };
+    assert.deepEqual(
+      report.findings.map(({ kind, path: found }) => `${kind} ${found}`),
+      ['secret memory/token-2c6d1a3b9e8f.md'],
+    );
+    assert.equal(report.folder, path.join(ana.dir, '.memory'), 'named as the real folder');
   });
 });

@@ -24,8 +24,20 @@ import {
 /** The team folder's place in the workspace by default (`workspaceMemory.team.folder`). */
 export const DEFAULT_TEAM_FOLDER = '.memory';
 
-/** A team file read whole, with its path relative to the team folder (`/`-separated). */
-export type TeamFolderEntry = TeamFileEntry & { path: string };
+/**
+ * A team file read whole, with its path relative to the team folder
+ * (`/`-separated) and its stamp when it was read: size, time and inode, which
+ * a write through a temporary file always changes.
+ */
+export type TeamFolderEntry = TeamFileEntry & { path: string; stamp: string };
+
+/** A file's stamp now (see TeamFolderEntry), or undefined when it is gone. */
+export function fileStamp(file: string): string | undefined {
+  const stats = fs.statSync(file, { throwIfNoEntry: false });
+  return stats && stampOf(stats);
+}
+
+const stampOf = (stats: fs.Stats): string => `${stats.size}:${stats.mtimeMs}:${stats.ino}`;
 
 export interface TeamFolderProblem {
   path: string;
@@ -62,8 +74,23 @@ export function teamFolderPath(workspace: string, folder: string = DEFAULT_TEAM_
       `The team folder cannot be in git's or the store's own folder ("${folder}").`,
     );
   }
-  if (fs.existsSync(resolved) && !isInside(fs.realpathSync.native(root), fs.realpathSync.native(resolved))) {
-    throw new MemoryError('INVALID_INPUT', `The team folder ${given} leads outside the workspace.`);
+  const elsewhere = 'or choose another (workspaceMemory.team.folder, WORKSPACE_MEMORY_TEAM_FOLDER)';
+  const stats = fs.lstatSync(resolved, { throwIfNoEntry: false });
+  // A link is refused whatever it leads to: into .git, out of the repository, or nowhere.
+  if (stats?.isSymbolicLink()) {
+    throw new MemoryError(
+      'INVALID_INPUT',
+      `The team folder ${given} is a link; team memory is kept in a folder of the repository itself. Put the folder in its place, ${elsewhere}.`,
+    );
+  }
+  if (stats && !stats.isDirectory()) {
+    throw new MemoryError('INVALID_INPUT', `The team folder ${given} is a file, not a folder: move it, ${elsewhere}.`);
+  }
+  if (stats && !isInside(fs.realpathSync.native(root), fs.realpathSync.native(resolved))) {
+    throw new MemoryError(
+      'INVALID_INPUT',
+      `The team folder ${given} leads outside the workspace (through a link above it): ${elsewhere}.`,
+    );
   }
   return resolved;
 }
@@ -107,7 +134,7 @@ export function scanTeamFolder(root: string, cache?: TeamScanCache): TeamFolderS
       ),
     );
   }
-  const files: { path: string; size: number; mtimeMs: number }[] = [];
+  const files: ListedFile[] = [];
   for (const type of TEAM_TYPES) {
     const folder = path.join(root, type);
     const stats = fs.lstatSync(folder, { throwIfNoEntry: false });
@@ -135,13 +162,13 @@ export function scanTeamFolder(root: string, cache?: TeamScanCache): TeamFolderS
     let parsed: TeamFileParse;
     if (known && known.size === file.size && known.mtimeMs === file.mtimeMs) parsed = known.parsed;
     else {
-      const bytes = readTeamFile(root, file.path);
-      parsed = bytes instanceof Uint8Array ? parseTeamFile(bytes, file.path) : bytes;
+      parsed = readTeamFileAt(root, file.path);
       // A file that could not be read is read again next time: a change of its access leaves its time as it was.
-      if (bytes instanceof Uint8Array) cache?.set(file.path, { size: file.size, mtimeMs: file.mtimeMs, parsed });
-      else cache?.delete(file.path);
+      if (parsed.ok || parsed.problem.code !== 'UNREADABLE') {
+        cache?.set(file.path, { size: file.size, mtimeMs: file.mtimeMs, parsed });
+      } else cache?.delete(file.path);
     }
-    if (parsed.ok) entries.push({ ...parsed, path: file.path });
+    if (parsed.ok) entries.push({ ...parsed, path: file.path, stamp: file.stamp });
     else problems.push({ path: file.path, problem: parsed.problem });
   }
   for (const file of cache?.keys() ?? []) if (!seen.has(file)) cache!.delete(file);
@@ -172,6 +199,14 @@ function typeFolderProblem(type: string, stats: fs.Stats): TeamFolderProblem | u
   return undefined;
 }
 
+/** A file of memory/ or skill/ to read. */
+interface ListedFile {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  stamp: string;
+}
+
 /** A folder's entries, sorted; none when it does not exist; TEAM_FOLDER_ACCESS when it cannot be read. */
 function readFolder(folder: string, root: string): fs.Dirent[] {
   try {
@@ -183,6 +218,23 @@ function readFolder(folder: string, root: string): fs.Dirent[] {
       folder === root ? 'read the team folder' : `read the team folder's ${path.relative(root, folder)}/`,
     );
   }
+}
+
+/** The names in memory/ and skill/ now, as `<type>/<name>`, without reading a file; none where a folder is missing. */
+export function teamFileNames(root: string): string[] {
+  return TEAM_TYPES.flatMap((type) => {
+    try {
+      return fs.readdirSync(path.join(root, type)).map((name) => `${type}/${name}`);
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** One team file (path relative to the folder) read and parsed, as a scan would. */
+export function readTeamFileAt(root: string, file: string): TeamFileParse {
+  const bytes = readTeamFile(root, file);
+  return bytes instanceof Uint8Array ? parseTeamFile(bytes, file) : bytes;
 }
 
 /** A team file's bytes; a problem the scan lists when the file cannot be read. */
@@ -219,12 +271,7 @@ export function teamFolderAccessError(error: unknown, what: string): MemoryError
 }
 
 /** One entry of memory/ or skill/: a team file to read, or a problem. */
-function listed(
-  type: string,
-  folder: string,
-  item: fs.Dirent,
-  problems: TeamFolderProblem[],
-): { path: string; size: number; mtimeMs: number }[] {
+function listed(type: string, folder: string, item: fs.Dirent, problems: TeamFolderProblem[]): ListedFile[] {
   const file = `${type}/${item.name}`;
   if (item.isSymbolicLink()) {
     problems.push(
@@ -257,6 +304,7 @@ function listed(
     return [];
   }
   const { size, mtimeMs } = stats;
+  const stamp = stampOf(stats);
   if (size > TEAM_FILE_MAX_BYTES) {
     problems.push(
       problem(
@@ -268,7 +316,7 @@ function listed(
     );
     return [];
   }
-  return [{ path: file, size, mtimeMs }];
+  return [{ path: file, size, mtimeMs, stamp }];
 }
 
 /**

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { isMemoryError, MemoryError } from '../errors';
 import type { TeamMirror } from '../store/entity-store';
 import type { Entity } from '../types';
-import { scanTeamFolder, teamFolderAccessError } from './folder';
+import { readTeamFileAt, scanTeamFolder, shortIdOfPath, teamFileNames, teamFolderAccessError } from './folder';
 import { renderTeamFile, shortId, teamFilePath } from './format';
 
 /** Where an entity's file is, and who created it (kept in the file from its first version on). */
@@ -51,13 +51,14 @@ export class TeamFolderMirror implements TeamMirror {
   private apply(id: string, entity: Entity | undefined, author: string): void {
     const placed = this.files();
     const before = placed.get(id);
+    // A file git could not merge holds both sides: writing over it would lose one, and removing it (a
+    // delete, Make Personal) would leave the file to bring the memory back. The person resolves it first.
+    if (!before) this.refuseWhileUnreadable(id);
     if (!entity || (entity.type !== 'memory' && entity.type !== 'skill')) {
       if (before) this.remove(before.path);
       placed.delete(id);
       return;
     }
-    // A file git could not merge holds both sides: writing over it would lose one. The person resolves it first.
-    if (!before) this.refuseWhileUnreadable(id);
     // A file keeps its name once it has one, though its first words change: an edit then shows in git as
     // an edit of one file (`git commit -a` takes it), and two people's edits meet in one file, where
     // git can merge them or show the conflict. The words of a name are only a guide.
@@ -68,20 +69,23 @@ export class TeamFolderMirror implements TeamMirror {
     placed.set(id, { path: file, createdBy });
   }
 
-  /** Refuses a write to an entity whose file is in the folder but cannot be read (a conflict, bad YAML). */
+  /**
+   * Refuses a change to an entity whose file is in the folder but was not
+   * taken in (a conflict, bad YAML, a duplicate id, no read access), saying why.
+   */
   private refuseWhileUnreadable(id: string): void {
-    const short = `-${shortId(id)}.md`;
-    for (const type of ['memory', 'skill']) {
-      const folder = path.join(this.root, type);
-      if (!fs.existsSync(folder)) continue;
-      const names = fs.readdirSync(folder, { withFileTypes: true }).filter((item) => item.name.endsWith(short));
-      if (names.length) {
-        throw new MemoryError(
-          'INVALID_INPUT',
-          `The team file ${type}/${names[0]!.name} cannot be read (a merge conflict, or front matter that does not parse): fix it first, then change the memory (\`workspace-memory team status\` says what is wrong).`,
-        );
-      }
-    }
+    const file = teamFileNames(this.root).find((name) => shortIdOfPath(name) === shortId(id));
+    if (!file) return;
+    // Only that file is read again (the folder may hold thousands); a file that reads well is held back
+    // by another (a duplicate id), which `team status` shows.
+    const parsed = readTeamFileAt(this.root, file);
+    const why = parsed.ok
+      ? 'see `workspace-memory team status`'
+      : `${parsed.problem.message.replace(/\.$/, '')}; fix: ${parsed.problem.fix.replace(/\.$/, '')}`;
+    throw new MemoryError(
+      'INVALID_INPUT',
+      `The team file ${file} is not taken in (${why}): resolve that first, then change the memory.`,
+    );
   }
 
   private files(): Map<string, Placed> {

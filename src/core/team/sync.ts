@@ -1,10 +1,21 @@
+import * as path from 'node:path';
+
 import { ENTITY_DEFAULTS } from '../collections/collection';
 import { isMemoryError } from '../errors';
+import { lazy } from '../lazy';
 import { withProvenance } from '../provenance';
 import type { EntityStore, VersionBody } from '../store/entity-store';
 import { text } from '../store/rows';
 import { type CommitInfo, type Entity, TEAM_AGENT_ID } from '../types';
-import { mayHold, shortIdOfPath, type TeamFolderEntry, type TeamFolderProblem, type TeamFolderScan } from './folder';
+import {
+  fileStamp,
+  mayHold,
+  shortIdOfPath,
+  teamFileNames,
+  type TeamFolderEntry,
+  type TeamFolderProblem,
+  type TeamFolderScan,
+} from './folder';
 import { shortId } from './format';
 import type { TeamAuthors } from './git';
 
@@ -42,6 +53,7 @@ export type TeamChange =
  */
 export function syncTeamFolder(
   store: EntityStore,
+  root: string,
   scan: TeamFolderScan,
   authors: TeamAuthors,
 ): { report: TeamSyncReport; changes: TeamChange[] } {
@@ -55,15 +67,20 @@ export function syncTeamFolder(
       .map(([file, author]) => [shortIdOfPath(file), author]),
   );
   store.db.transaction(() => {
+    // The folder was read before this transaction began. Another process may have written a team entity
+    // (and its file) since: a file whose stamp changed, or that appeared, is that write's, and the store
+    // already has it. The next sync reads it again.
     const inFolder = new Set<string>();
     for (const entry of scan.entries) {
       inFolder.add(entry.id);
+      if (fileStamp(path.join(root, entry.path)) !== entry.stamp) continue;
       const change = writeEntry(store, entry, authors.lastAuthors.get(entry.path) ?? entry.updatedBy, report);
       if (change) changes.push(change);
     }
+    const appeared = lazy(() => new Set(teamFileNames(root).map(shortIdOfPath)));
     for (const id of liveTeamIds(store)) {
       const ref = store.readRef(id)!;
-      if (inFolder.has(id) || mayHold(scan.problems, id, ref.type)) continue;
+      if (inFolder.has(id) || mayHold(scan.problems, id, ref.type) || appeared().has(shortId(id))) continue;
       const remover = removers.get(shortId(id));
       const commit = withProvenance({ kind: 'team', ...(remover ? { name: remover } : {}) }, () =>
         store.tombstone(ref, 'team folder: its file was removed'),
@@ -111,13 +128,14 @@ function writeEntry(
     });
     return undefined;
   }
+  const previous = (ref && ref.state === 0 ? store.get(entry.id) : undefined) ?? undefined;
   const body = {
     type: entry.type,
     agentId: TEAM_AGENT_ID,
     ...ENTITY_DEFAULTS[entry.type],
+    ...localFields(previous),
     ...entry.input,
   } as VersionBody;
-  const previous = (ref && ref.state === 0 ? store.get(entry.id) : undefined) ?? undefined;
   const wasTeam = previous?.agentId === TEAM_AGENT_ID;
   try {
     const written = withProvenance({ kind: 'team', ...(author ? { name: author } : {}) }, () =>
@@ -146,6 +164,17 @@ function writeEntry(
     });
     return undefined;
   }
+}
+
+/**
+ * What a team file does not carry but the store's version has: the session
+ * a memory was mined from and the memory it corrects are this store's own,
+ * kept through every sync rather than dropped by the file's next reading.
+ */
+function localFields(previous: Entity | undefined): Partial<Record<'sourceSession' | 'supersedes', string>> {
+  if (previous?.type !== 'memory') return {};
+  const { sourceSession, supersedes } = previous;
+  return { ...(sourceSession ? { sourceSession } : {}), ...(supersedes ? { supersedes } : {}) };
 }
 
 /** The ids of the live team memories and skills. */

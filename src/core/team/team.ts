@@ -63,7 +63,7 @@ export class Team {
       if (person && state !== 'committed') authors.lastAuthors.set(file, person);
     }
     const scan = scanTeamFolder(this.folder, this.read);
-    const { report, changes } = syncTeamFolder(this.store, scan, authors);
+    const { report, changes } = syncTeamFolder(this.store, this.folder, scan, authors);
     this.refused = report.problems;
     this.mirror.reset(scan.entries);
     this.announce(changes);

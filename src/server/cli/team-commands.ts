@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import type { Command } from 'commander';
 
 import { MemoryError } from '../../core/errors';
-import { checkTeamFolder, type TeamCheckFinding } from '../../core/team/check';
+import { git } from '../../core/git-process';
+import { checkStagedTeamFolder, checkTeamFolder, type TeamCheckFinding } from '../../core/team/check';
 import { DEFAULT_TEAM_FOLDER, teamFolderPath, type TeamFolderProblem } from '../../core/team/folder';
 import type { TeamSyncReport } from '../../core/team/sync';
 import type { Team } from '../../core/team/team';
@@ -41,6 +42,11 @@ function requireTeam(team: Team | undefined, options: GlobalOptions): Team {
   );
 }
 
+/** The top of the git repository `folder` is in, if it is in one. */
+async function repositoryTop(folder: string): Promise<string | undefined> {
+  return (await git(folder, ['rev-parse', '--show-toplevel']))?.trim() || undefined;
+}
+
 const problemLine = ({ path: file, problem }: TeamFolderProblem): string =>
   `problem  ${inline(file)}${problem.line ? `:${problem.line}` : ''}: ${inline(problem.message)}\n         fix: ${inline(problem.fix)}`;
 
@@ -64,7 +70,9 @@ export function registerTeamCommands(program: Command): void {
     );
 
   withWorkspaceOption(withStoreOptions(team.command('sync')))
-    .description('bring the team folder into the store (every command also does, first); exits 3 when a file is not taken in')
+    .description(
+      'bring the team folder into the store (every command also does, first); exits 3 when a file is not taken in',
+    )
     .action(async (options: GlobalOptions) => {
       const report = await withMemory(options, (memory) => requireTeam(memory.team, options).sync(), false, false);
       if (options.json) printJson(report);
@@ -125,12 +133,19 @@ export function registerTeamCommands(program: Command): void {
   team
     .command('check [repository]')
     .description(
-      'check the team folder of a repository (default: the current folder) for CI and pre-commit hooks: files the store would refuse, secrets, near-duplicates, stale citations; exits 3 on findings. Needs no store.',
+      'check the team folder of a repository (default: the git repository of the current folder) for CI and pre-commit hooks: files the store would refuse, secrets, near-duplicates, stale citations; exits 3 on findings. Needs no store.',
+    )
+    .option(
+      '--staged',
+      "check what is staged for the next commit, not the working tree (a pre-commit hook's view)",
+      false,
     )
     .option('--json', 'print machine-readable JSON', false)
-    .action(async (repository: string | undefined, options: { json: boolean }) => {
-      const workspace = path.resolve(repository ?? '.');
-      const report = await checkTeamFolder(workspace, environmentValue(FOLDER_VARIABLE));
+    .action(async (repository: string | undefined, options: { json: boolean; staged: boolean }) => {
+      // From a subfolder, the repository's own team folder: not an empty one that passes for nothing.
+      const workspace = path.resolve(repository ?? (await repositoryTop(process.cwd())) ?? '.');
+      const check = options.staged ? checkStagedTeamFolder : checkTeamFolder;
+      const report = await check(workspace, environmentValue(FOLDER_VARIABLE));
       if (options.json) printJson(report);
       else {
         for (const finding of report.findings) print(findingLine(finding));
