@@ -6,13 +6,23 @@ export interface ChatMessage {
   content: string;
 }
 
+export interface ChatOptions {
+  signal?: AbortSignal;
+  /**
+   * Most tokens the reply may take. Sent where the model's API takes it
+   * (OpenAI's max_tokens); a provider without such a setting may ignore it,
+   * so callers still treat a long reply as possible.
+   */
+  maxTokens?: number;
+}
+
 /**
  * A language model: chat messages in, text out. The core's AI features (RAG
  * answers, mining, consolidation) need nothing more, so the CLI can use any
  * OpenAI-compatible server and the extension VS Code's own models.
  */
 export interface AiProvider {
-  chat(messages: readonly ChatMessage[], options?: { signal?: AbortSignal }): Promise<string>;
+  chat(messages: readonly ChatMessage[], options?: ChatOptions): Promise<string>;
 }
 
 export interface OpenAiCompatibleChatOptions {
@@ -34,10 +44,15 @@ export class OpenAiCompatibleChat implements AiProvider {
     this.url = endpoint(options.url, 'chat/completions');
   }
 
-  async chat(messages: readonly ChatMessage[], options: { signal?: AbortSignal } = {}): Promise<string> {
+  async chat(messages: readonly ChatMessage[], options: ChatOptions = {}): Promise<string> {
     const body = (await postJson({
       url: this.url,
-      body: { model: this.options.model, messages, stream: false },
+      body: {
+        model: this.options.model,
+        messages,
+        stream: false,
+        ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
+      },
       apiKey: this.options.apiKey,
       timeoutMs: this.options.timeoutMs ?? 120_000,
       signal: options.signal,
