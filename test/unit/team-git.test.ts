@@ -105,7 +105,9 @@ describe('team memory through git (two clones of one repository)', function () {
     assert.match(ben.cli('search', 'docker compose').stdout, new RegExp(id));
     assert.match(ben.cli('list', 'memory').stdout, new RegExp(`${id}  team memory/decision`), 'listed with his own');
 
-    assert.equal(ben.cli('update', id, '--content', 'We deploy with docker compose --wait from deploy/').code, 0);
+    const updated = ben.cli('update', id, '--content', 'We deploy with docker compose --wait from deploy/');
+    assert.equal(updated.code, 0);
+    assert.match(updated.stdout, /; team memory: commit the team folder to share the change$/m);
     assert.match(fs.readFileSync(path.join(ben.dir, '.memory', 'memory', teamFile(ben, id)!), 'utf8'), /--wait/);
     ben.git('commit', '-qam', 'wait for health checks');
     ben.git('push', '-q', 'origin', 'HEAD:main');

@@ -112,7 +112,7 @@ function writeEntry(
       problem: {
         code: 'ID_MISMATCH',
         message: `The id ${entry.id} belongs to a ${ref.type} of your own in this store, not to team memory.`,
-        fix: 'Share yours with the team to replace the file (Share with Team, `team share`), or give the file a new id and name.',
+        fix: 'To keep it yours, remove the file from the team folder (`git rm`); to share yours, Share with Team (`team share`) replaces the file; or give the file a new id and name.',
       },
     });
     return undefined;

@@ -17,7 +17,17 @@ import {
   withWorkspaceOption,
 } from './context';
 import { readContentFile } from './files';
-import { counted, deletedLine, entityDetail, entityLine, historyLines, print, printError, printJson } from './output';
+import {
+  counted,
+  deletedLine,
+  entityDetail,
+  entityLine,
+  historyLines,
+  print,
+  printError,
+  printJson,
+  teamReminder,
+} from './output';
 import { dirArgument } from './suggested-command';
 
 interface FieldOptions {
@@ -186,13 +196,11 @@ export function registerEntityCommands(program: Command): void {
       ) => {
         const entityType: EntityType = assertEntityType(type);
         const page = await withMemory(options, (memory) =>
-          memory
-            .collection(entityType)
-            .listPaginated(options.agent, options.user, {
-              limit: options.limit,
-              offset: options.offset,
-              withTeam: true,
-            }),
+          memory.collection(entityType).listPaginated(options.agent, options.user, {
+            limit: options.limit,
+            offset: options.offset,
+            withTeam: true,
+          }),
         );
         if (options.json) printJson(page);
         else {
@@ -228,7 +236,7 @@ export function registerEntityCommands(program: Command): void {
         return memory.collection(current.type).update(id, fields);
       });
       if (options.json) printJson({ entity, commit });
-      else print(`updated ${entity.id} (commit ${commit.hash.slice(0, 12)})`);
+      else print(`updated ${entity.id} (commit ${commit.hash.slice(0, 12)})${teamReminder(entity)}`);
     });
 
   withStoreOptions(program.command('delete <ids...>'))
@@ -250,6 +258,6 @@ export function registerEntityCommands(program: Command): void {
         return all;
       });
       if (options.json) printJson(deleted.map(({ commit }) => commit));
-      else deleted.forEach(({ entity, commit }) => commit && print(deletedLine(entity)));
+      else deleted.forEach(({ entity, commit }) => commit && print(`${deletedLine(entity)}${teamReminder(entity)}`));
     });
 }

@@ -95,6 +95,11 @@ export function entityLine(entity: Entity): string {
   return `${entity.id}  ${kind}${tags}  ${oneLine(entity.content)}`;
 }
 
+/** What a change of team memory adds to its line: the team sees it once the folder is committed. */
+export function teamReminder(entity: Entity): string {
+  return entity.agentId === TEAM_AGENT_ID ? '; team memory: commit the team folder to share the change' : '';
+}
+
 export function entityDetail(entity: Entity): string {
   const lines: string[] = [];
   for (const [key, value] of Object.entries(entity)) {

@@ -127,7 +127,11 @@ export function registerTeamCommands(program: Command): void {
         return done;
       });
       if (options.json) return printJson(moved);
-      for (const entity of moved) print(`made personal ${entity.type} ${entity.id}: its team file is removed`);
+      for (const entity of moved) {
+        print(
+          `made personal ${entity.type} ${entity.id}: its team file is removed; commit the team folder to share that`,
+        );
+      }
     });
 
   team
