@@ -45,6 +45,8 @@ import { Searcher } from './search/searcher';
 import { QueryExpander, type SynonymMap } from './search/synonyms';
 import { VectorIndex } from './search/vectors';
 import { checkSecretPolicy, type SecretPolicy } from './secrets/guard';
+import { backfillTurns } from './sessions/backfill';
+import { TurnIndex, withTurnIndex } from './sessions/turn-index';
 import { Snapshots } from './snapshots';
 import type { RestoredSnapshot, SnapshotInfo } from './snapshots/manifests';
 import type { RestorePreview } from './snapshots/preview';
@@ -185,6 +187,7 @@ export class Memory {
     private readonly db: Database,
     private readonly store: EntityStore,
     searcher: Searcher,
+    turns: TurnIndex,
     dedupThreshold: number,
     reviewModes: Record<WriterKind, ReviewMode>,
     writer: Provenance,
@@ -227,7 +230,7 @@ export class Memory {
     this.memories = new MemoryCollection(ctx, 'memory');
     this.skills = new AgentScopedCollection(ctx, 'skill');
     this.knowledge = new AgentScopedCollection(ctx, 'knowledge');
-    this.sessions = new SessionCollection(ctx, 'session');
+    this.sessions = new SessionCollection(ctx, 'session', turns);
     this.profiles = new ProfileCollection(ctx, 'profile');
     this.snapshots = new Snapshots(db, store, path.join(dir, 'snapshots'));
     this.snapshots.removeOrphanedPartials();
@@ -286,7 +289,9 @@ export class Memory {
     });
     const now = options.now ?? (() => new Date());
     const index = new FtsIndex(db);
-    const store = new EntityStore(db, now, author, index, writer, options.secrets);
+    const turns = new TurnIndex(db);
+    const store = new EntityStore(db, now, author, withTurnIndex(index, turns), writer, options.secrets);
+    backfillTurns(db, store, turns);
     const scoring: ScoringOptions = {
       ...DEFAULT_SCORING,
       ...options.scoring,
@@ -300,7 +305,7 @@ export class Memory {
       db.close();
       throw new MemoryError('INVALID_INPUT', `dedupThreshold must be above 0 and at most 1 (got ${dedupThreshold}).`);
     }
-    return new Memory(dir, db, store, searcher, dedupThreshold, reviewModes, writer, {
+    return new Memory(dir, db, store, searcher, turns, dedupThreshold, reviewModes, writer, {
       ...options,
       workspaceFolders,
     });

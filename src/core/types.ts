@@ -100,6 +100,8 @@ export interface KnowledgeEntity extends EntityBase, Omit<KnowledgeInput, 'tags'
 export interface SessionMessage {
   role: 'user' | 'assistant' | 'system' | 'tool';
   content: string;
+  /** Who spoke, where the role does not say (a person's name in a conversation between people). */
+  name?: string;
   timestamp?: string;
 }
 

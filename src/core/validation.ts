@@ -152,6 +152,19 @@ export function assertPage(options: { limit?: number; offset?: number } = {}): {
   return { limit, offset };
 }
 
+/** An optional time given by a caller, as UTC ISO 8601 (so times compare as text); INVALID_INPUT when it is no time. */
+export function isoDateOrUndefined(value: unknown, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  const time = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(time)) {
+    throw new MemoryError(
+      'INVALID_INPUT',
+      `${name} must be a date and time (ISO 8601), not ${printable(String(value))}.`,
+    );
+  }
+  return new Date(time).toISOString();
+}
+
 function printable(value: string): string {
   // eslint-disable-next-line no-control-regex
   const shown = value.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
@@ -238,6 +251,7 @@ const inputSchemas = lazy(() => {
           z.strictObject({
             role: z.enum(['user', 'assistant', 'system', 'tool']),
             content: z.string(),
+            name: z.string().max(200).optional(),
             timestamp: isoDate.optional(),
           }),
         )

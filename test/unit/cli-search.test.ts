@@ -154,7 +154,7 @@ describe('cli search, recall, reindex and save --dedup', function () {
     it('fails with a one-line reason on bad input', () => {
       const cases: [string[], RegExp][] = [
         [['search', 'deploy', ...scope(), '--type', 'profile'], /INVALID_INPUT/],
-        [['search', 'deploy', ...scope(), '--type', 'session'], /INVALID_INPUT/],
+        [['search', 'deploy', ...scope(), '--type', 'session', '--from', 'last week'], /from must be a date and time/],
         [['search', 'deploy', ...scope(), '--type', 'note'], /UNKNOWN_TYPE/],
         [['search', 'deploy', ...scope(), '--limit', '500'], /LIMIT_TOO_LARGE/],
         [['search', 'deploy', ...scope(), '--limit', '0'], /INVALID_INPUT/],

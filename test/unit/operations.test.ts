@@ -63,6 +63,7 @@ describe('operations', () => {
           'skill_search',
           'memory_for_files',
           'docs_search',
+          'session_search',
           'profile_get',
           'profile_update',
         ],

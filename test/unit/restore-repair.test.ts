@@ -132,7 +132,7 @@ describe('snapshot restore as a repair', function () {
     const outcomes = { repaired: 0, refusedOnOpen: 0, damagedBefore: 0 };
     for (let seed = 1; seed <= 24; seed++) {
       const dir = copy();
-      flipBits(path.join(dir, STORE_FILE), seed, 160);
+      flipBits(path.join(dir, STORE_FILE), seed, 80);
       let memory: Memory;
       try {
         memory = await Memory.open({ dir });
@@ -178,7 +178,7 @@ describe('snapshot restore as a repair', function () {
   async function damagedCopy(): Promise<string> {
     for (let seed = 1; ; seed++) {
       const dir = copy();
-      flipBits(path.join(dir, STORE_FILE), seed, 160);
+      flipBits(path.join(dir, STORE_FILE), seed, 80);
       try {
         await (await Memory.open({ dir })).close();
         if (integrity(dir) !== 'ok') return dir;
@@ -257,7 +257,7 @@ describe('snapshot restore as a repair', function () {
     // Flips that hit the schema: the store no longer opens.
     for (let seed = 1, found = 0; found < 3 && seed < 200; seed++) {
       const dir = copy();
-      flipBits(path.join(dir, STORE_FILE), seed, 160);
+      flipBits(path.join(dir, STORE_FILE), seed, 80);
       try {
         await (await Memory.open({ dir })).close();
       } catch (error) {

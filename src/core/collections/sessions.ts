@@ -1,8 +1,87 @@
+import { MemoryError } from '../errors';
+import type { TurnIndex, TurnRow, TurnWeights } from '../sessions/turn-index';
+import { type SessionTurn, turnsOf } from '../sessions/turns';
 import type { ConversationSummary, Page, PageOptions, SessionEntity } from '../types';
-import { assertId, assertPage } from '../validation';
-import { Collection } from './collection';
+import { assertId, assertLimit, assertOptionalId, assertPage, isoDateOrUndefined } from '../validation';
+import { Collection, type CollectionContext } from './collection';
+
+/** A turn of a past conversation that a search found: what was said, by whom, when, and in which session. */
+export interface TurnHit {
+  session: Pick<SessionEntity, 'id' | 'agentId' | 'userId' | 'conversationId' | 'startedAt'>;
+  turn: SessionTurn;
+  /** 0..1, higher is better; comparable within one search. */
+  score: number;
+}
+
+export interface TurnSearchOptions {
+  /** Only this conversation's sessions. */
+  conversationId?: string;
+  /** ISO times: only turns said at or after `from` and before `to`. */
+  from?: string;
+  to?: string;
+  /** BM25 weights of a turn's words, its speaker's name and its neighbours' words (DEFAULT_TURN_WEIGHTS). */
+  weights?: TurnWeights;
+}
+
+const MAX_QUERY_LENGTH = 10_000;
 
 export class SessionCollection extends Collection<'session'> {
+  constructor(
+    ctx: CollectionContext,
+    type: 'session',
+    private readonly turns: TurnIndex,
+  ) {
+    super(ctx, type);
+  }
+
+  /**
+   * The turns of past conversations that best answer `query`, best first:
+   * each with its session, speaker and time. Keyword search over every turn
+   * of the agent's (and user's) live sessions.
+   */
+  async search(
+    agentId: string,
+    userId: string | undefined,
+    query: string,
+    limit: number,
+    options: TurnSearchOptions = {},
+  ): Promise<TurnHit[]> {
+    if (typeof query !== 'string') throw new MemoryError('INVALID_INPUT', 'The search query must be a string.');
+    if (query.length > MAX_QUERY_LENGTH) {
+      throw new MemoryError('INVALID_INPUT', `The search query is longer than ${MAX_QUERY_LENGTH} characters.`);
+    }
+    const agent = assertId(agentId, 'agent id');
+    const scope = {
+      agentIds: [agent],
+      userId: assertOptionalId(userId, 'user id'),
+      ...(options.conversationId === undefined ? {} : { conversationId: String(options.conversationId) }),
+      ...timeBounds(options),
+    };
+    const rows = this.ctx.store.db.read(() => this.turns.search(scope, query, assertLimit(limit), options.weights));
+    return this.hitsOf(rows);
+  }
+
+  /** Each row's session (read once per session) and turn; FTS5's rank mapped onto 0..1. */
+  private hitsOf(rows: readonly TurnRow[]): TurnHit[] {
+    const sessions = new Map<string, SessionEntity | undefined>();
+    const best = rows[0]?.rank;
+    return rows.flatMap((row) => {
+      if (!sessions.has(row.entityId)) sessions.set(row.entityId, this.ctx.store.get(row.entityId) as SessionEntity);
+      const session = sessions.get(row.entityId);
+      const turn = session && turnsOf(session).find((each) => each.index === row.turn);
+      if (!session || !turn) return [];
+      const { id, agentId, userId, conversationId, startedAt } = session;
+      return [
+        {
+          session: { id, agentId, userId, conversationId, startedAt },
+          turn,
+          // bm25() is negative, better when lower: the best hit is 1, the others its share.
+          score: best ? row.rank / best : 0,
+        },
+      ];
+    });
+  }
+
   async listByConversation(
     agentId: string,
     userId: string | undefined,
@@ -48,4 +127,10 @@ export class SessionCollection extends Collection<'session'> {
   async markMined(id: string) {
     return this.update(assertId(id), { mined: true });
   }
+}
+
+function timeBounds(options: TurnSearchOptions): { from?: string; to?: string } {
+  const from = isoDateOrUndefined(options.from, 'from');
+  const to = isoDateOrUndefined(options.to, 'to');
+  return { ...(from ? { from } : {}), ...(to ? { to } : {}) };
 }

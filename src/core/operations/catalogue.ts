@@ -9,6 +9,7 @@ import { DOCS_OPERATIONS } from './docs-ops';
 import { MEMORY_OPERATIONS } from './memory-ops';
 import { PROFILE_OPERATIONS } from './profile-ops';
 import { REVIEW_OPERATIONS } from './review-ops';
+import { SESSION_OPERATIONS } from './session-ops';
 import { SKILL_OPERATIONS } from './skill-ops';
 import { STORE_OPERATIONS } from './store-ops';
 import type { Operation, OperationContext, OperationResult, OperationSurface } from './types';
@@ -23,6 +24,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...SKILL_OPERATIONS,
   ...CITATION_OPERATIONS,
   ...DOCS_OPERATIONS,
+  ...SESSION_OPERATIONS,
   ...PROFILE_OPERATIONS,
   ...STORE_OPERATIONS,
   ...REVIEW_OPERATIONS,

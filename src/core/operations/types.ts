@@ -18,6 +18,7 @@ export type OperationStore = Pick<
   | 'memories'
   | 'skills'
   | 'profiles'
+  | 'sessions'
   | 'recall'
   | 'rag'
   | 'stats'

@@ -12,6 +12,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { isMemoryError, MemoryError } from '../errors';
 import { assertSnapshotFileConfined } from '../paths';
 import { FtsIndex } from '../search/fts-index';
+import { TurnIndex, withTurnIndex } from '../sessions/turn-index';
 import { loadSqlite } from '../sqlite';
 import { recordVerifyOutcome } from '../store/damage-marker';
 import { Database, type Row, translateSqliteError } from '../store/database';
@@ -192,7 +193,8 @@ function buildAside(plan: RebuildPlan, forOpenConnections: boolean): void {
       // Unreadable: the snapshot's, bumped, still differs from what any process cached from it.
     }
     // It only rebuilds the index and records the restore in the audit log: no commit is made.
-    const store = new EntityStore(fresh, plan.now, 'restore', new FtsIndex(fresh), { kind: 'user' });
+    const indexer = withTurnIndex(new FtsIndex(fresh), new TurnIndex(fresh));
+    const store = new EntityStore(fresh, plan.now, 'restore', indexer, { kind: 'user' });
     try {
       fresh.transaction(() => {
         for (const table of STATE_TABLES) copyFromSnapshot(fresh, table);

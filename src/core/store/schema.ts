@@ -4,7 +4,7 @@ import type { Database } from './database';
 import { countOf, text } from './rows';
 
 /** Bumped whenever the layout changes; `migrate` brings older stores forward. */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** The FTS5 table (and its vocabulary) that indexes one searchable type's search rows. */
 export const ftsTable = (type: string): string => `fts_${type}`;
@@ -49,6 +49,37 @@ const SEARCH_STATS = `CREATE TABLE IF NOT EXISTS search_stats (
   type TEXT PRIMARY KEY,
   docs INTEGER NOT NULL,
   terms INTEGER NOT NULL
+) WITHOUT ROWID;`;
+
+// Sessions are searched turn by turn: one row per turn of each live
+// session, its stemmed terms in three columns (what was said, who said it,
+// what the turns either side said), indexed by FTS5 as search_docs is. The
+// time and conversation narrow a search without a join to the entities.
+const SESSION_TURNS = `CREATE TABLE IF NOT EXISTS session_turns (
+  rowid INTEGER PRIMARY KEY,
+  entity_id TEXT NOT NULL,
+  turn INTEGER NOT NULL,
+  agent_id TEXT NOT NULL,
+  user_id TEXT,
+  conversation_id TEXT,
+  time TEXT,
+  text TEXT NOT NULL,
+  speaker TEXT NOT NULL,
+  context TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS session_turns_entity ON session_turns (entity_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts_session_turns USING fts5(
+  text, speaker, context,
+  content = 'session_turns', content_rowid = 'rowid', detail = column,
+  tokenize = "unicode61 remove_diacritics 0 tokenchars '_'"
+);`;
+
+/**
+ * Derived indexes an upgrade added that the store fills in when it next
+ * opens (the terms come from code, not SQL): a row per index to fill.
+ */
+const INDEX_BACKFILL = `CREATE TABLE IF NOT EXISTS index_backfill (
+  name TEXT PRIMARY KEY
 ) WITHOUT ROWID;`;
 
 // The store's own tables, each on its own: the first version's layout runs
@@ -331,12 +362,17 @@ export const SEARCH_INDEX_TABLES: readonly string[] = [
   'search_pending',
   'search_stats',
   'search_docs',
+  'fts_session_turns',
+  'session_turns',
 ];
 
 /** Creates whatever of the search index is missing (empty). */
 export function createSearchIndex(db: Database): void {
-  db.exec(`${SEARCH_DOCS}\n${SEARCH_STATS}\n${SEARCH_PENDING}\n${ftsTables()}`);
+  db.exec(`${SEARCH_DOCS}\n${SEARCH_STATS}\n${SEARCH_PENDING}\n${ftsTables()}\n${SESSION_TURNS}`);
 }
+
+/** The name under which index_backfill asks for the session turns to be indexed. */
+export const SESSION_TURNS_BACKFILL = 'session_turns';
 
 // The FTS5 tables under new names, rebuilt from search_docs. A process still
 // running version 1 (an MCP server or a window started before the upgrade)
@@ -409,6 +445,13 @@ function toVersion5(db: Database): void {
   db.exec(CITES_INDEX);
 }
 
+// Version 6: sessions searched turn by turn (see SESSION_TURNS); a store that
+// had sessions indexes them when it next opens.
+function toVersion6(db: Database, from: number): void {
+  db.exec(`${SESSION_TURNS}\n${INDEX_BACKFILL}`);
+  if (from > 0) db.run('INSERT OR IGNORE INTO index_backfill (name) VALUES (?)', SESSION_TURNS_BACKFILL);
+}
+
 /** Runs inside a write transaction; re-reads the version so two processes creating one store do not both migrate. */
 export function migrate(db: Database): void {
   const from = Number(db.get('PRAGMA user_version')?.user_version ?? 0);
@@ -418,5 +461,6 @@ export function migrate(db: Database): void {
   if (from < 3) toVersion3(db);
   if (from < 4) toVersion4(db);
   if (from < 5) toVersion5(db);
+  if (from < 6) toVersion6(db, from);
   db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
 }

@@ -13,6 +13,7 @@ const ICONS: Record<string, string> = {
   skill: '$(tools)',
   docs: '$(book)',
   profile: '$(account)',
+  session: '$(comment-discussion)',
 };
 
 /** Short names users type after `#` in chat; the rest are camelCase of the operation name. */

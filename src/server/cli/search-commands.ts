@@ -1,8 +1,10 @@
 import { type Command, Option } from 'commander';
 
+import type { TurnHit } from '../../core/collections/sessions';
 import { MemoryError } from '../../core/errors';
 import { recallText, STALENESS_MODES, type StalenessMode } from '../../core/recall/recall';
 import type { SearchResult } from '../../core/search/searcher';
+import { oneLine } from '../../core/text';
 import { assertEntityType } from '../../core/validation';
 import {
   type GlobalOptions,
@@ -15,12 +17,18 @@ import {
   withStoreOptions,
   withWorkspaceOption,
 } from './context';
-import { counted, entityLine, print, printError, printJson } from './output';
+import { counted, entityLine, inline, print, printError, printJson } from './output';
 
-const SEARCHABLE = ['memory', 'skill', 'knowledge'] as const;
+const SEARCHABLE = ['memory', 'skill', 'knowledge', 'session'] as const;
 
 function resultLine(result: SearchResult): string {
   return `${result.score.toFixed(3)}  ${entityLine(result.entity)}`;
+}
+
+/** A turn of a past conversation: its score, where it was said, by whom and when, and the words on one line. */
+function turnLine({ score, session, turn }: TurnHit): string {
+  const when = turn.time ? ` ${turn.time}` : '';
+  return `${score.toFixed(3)}  ${session.id}#${turn.index}  ${inline(turn.speaker)}${when}: ${oneLine(turn.text)}`;
 }
 
 export function registerSearchCommands(program: Command): void {
@@ -30,6 +38,9 @@ export function registerSearchCommands(program: Command): void {
     .option('--limit <n>', 'most results (at most 200)', parseInteger('--limit'), 10)
     .option('--shared', 'also search the shared scope (skills, knowledge)', false)
     .option('--explain', 'show each part of every score', false)
+    .option('--conversation <id>', 'sessions: only this conversation')
+    .option('--from <time>', 'sessions: only turns said at or after this ISO 8601 time')
+    .option('--to <time>', 'sessions: only turns said before this ISO 8601 time')
     .action(
       async (
         query: string,
@@ -38,9 +49,20 @@ export function registerSearchCommands(program: Command): void {
           limit: number;
           shared: boolean;
           explain: boolean;
+          conversation?: string;
+          from?: string;
+          to?: string;
         },
       ) => {
         const type = assertEntityType(options.type);
+        if (type === 'session') {
+          const narrowing = { conversationId: options.conversation, from: options.from, to: options.to };
+          const hits = await withMemory(options, (memory) =>
+            memory.sessions.search(options.agent, options.user, query, options.limit, narrowing),
+          );
+          if (options.json) return printJson(hits);
+          return print(hits.length ? hits.map(turnLine).join('\n') : 'no results');
+        }
         const searchOptions = { includeShared: options.shared, explain: options.explain };
         const results = await withMemory(options, async (memory): Promise<SearchResult[]> => {
           if (type === 'memory')

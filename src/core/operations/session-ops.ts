@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+import type { TurnHit } from '../collections/sessions';
+import { INSTRUCTION_WARNING, quoteBlock } from '../trust/framing';
+import { looksLikeInstruction } from '../trust/instructions';
+import { limit, query } from './fields';
+import { counted, storedText } from './render';
+import { defineOperation, EVERY_SURFACE } from './types';
+
+const time = (what: string) =>
+  z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe(`${what}, as ISO 8601 (e.g. "2026-03-02T00:00:00Z"); work out relative dates from today first.`);
+
+/** How much of a turn a result shows: a turn is usually short; a pasted log is not. */
+const MAX_TURN_SHOWN = 1_000;
+
+/** One turn as a model gets it: where and when it was said and by whom, then the words, quoted as data. */
+function turnText(hit: TurnHit): string {
+  const { session, turn } = hit;
+  const where = [
+    session.conversationId ? `conversation ${session.conversationId}` : undefined,
+    `session ${session.id}`,
+    `turn ${turn.index}`,
+    turn.time,
+  ].filter(Boolean);
+  const words = turn.text.length > MAX_TURN_SHOWN ? `${turn.text.slice(0, MAX_TURN_SHOWN)}…` : turn.text;
+  const warning = looksLikeInstruction(turn.text) !== undefined ? ` ${INSTRUCTION_WARNING}` : '';
+  return `${turn.speaker} (${where.join(', ')}; score ${hit.score.toFixed(2)})${warning}:\n${quoteBlock(words)}`;
+}
+
+export const sessionSearch = defineOperation({
+  name: 'session_search',
+  title: 'Search past conversations',
+  description:
+    'Searches what was said in past conversations saved in this workspace, turn by turn, best match first: use it for "what did we decide about X", "when did we talk about Y", or what someone said before. Narrow by conversation or by time (from, to). Returns each turn with who said it, when, and its conversation and session.',
+  input: z.strictObject({
+    query,
+    limit: limit(10),
+    conversationId: z.string().min(1).max(200).optional().describe('Only this conversation.'),
+    from: time('Only turns said at or after this time'),
+    to: time('Only turns said before this time'),
+  }),
+  effect: 'read',
+  surfaces: EVERY_SURFACE,
+  async run({ store, scope }, args) {
+    const { query: text, limit: count, ...narrowing } = args;
+    const hits = await store.sessions.search(scope.agentId, scope.userId, text, count, narrowing);
+    const summary = hits.length
+      ? `${counted(hits.length, 'turn', 'turns')} of past conversations for "${text}":`
+      : `No turn of a past conversation matches "${text}".`;
+    return { text: hits.length ? storedText(summary, hits.map(turnText)) : summary, data: { hits } };
+  },
+});
+
+export const SESSION_OPERATIONS = [sessionSearch];
