@@ -34,7 +34,7 @@ describe('language model tools', () => {
         contributes: { languageModelTools: { name: string }[] };
       }
     ).contributes.languageModelTools.map((tool) => tool.name);
-    assert.equal(declared.length, 12);
+    assert.equal(declared.length, 13);
     const registered = vscode.lm.tools.map((tool) => tool.name);
     for (const name of declared) assert.ok(registered.includes(name), `${name} in ${registered.join(', ')}`);
   });
@@ -144,6 +144,29 @@ describe('language model tools', () => {
       30_000,
     );
     assert.match(text, /docs\/decisions\.md/);
+  });
+
+  it('session_search finds a turn of a past conversation, with who said it and when', async () => {
+    const { services } = await extensionApi();
+    const { agentId, userId } = services.scope();
+    const memory = await services.memory();
+    const [session] = await memory.sessions.save(agentId, userId, {
+      conversationId: 'harbor-planning',
+      messages: [
+        { role: 'user', name: 'Ines', content: 'Which crane lifts the dredger?', timestamp: '2026-03-02T09:00:00Z' },
+        { role: 'assistant', name: 'Tomas', content: 'The mobile crane at quay 4.', timestamp: '2026-03-02T09:01:00Z' },
+      ],
+    });
+    try {
+      const text = await invoke('session_search', { query: 'which crane lifts the dredger' });
+      assert.match(
+        text,
+        new RegExp(`Ines \\(conversation harbor-planning, session ${session.id}, turn 0, 2026-03-02T09:00:00Z`),
+      );
+      assert.match(text, /The mobile crane at quay 4\./, 'the answer, found through the question beside it');
+    } finally {
+      await memory.sessions.delete(session.id);
+    }
   });
 
   it('profile_update and profile_get', async () => {
