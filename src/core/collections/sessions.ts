@@ -1,5 +1,6 @@
 import { MemoryError } from '../errors';
-import type { TurnIndex, TurnRow, TurnWeights } from '../sessions/turn-index';
+import { type QueryTime, timeInQuery, withoutTime } from '../sessions/time-query';
+import type { TurnIndex, TurnRow, TurnScope, TurnWeights } from '../sessions/turn-index';
 import { type SessionTurn, turnsOf } from '../sessions/turns';
 import type { ConversationSummary, Page, PageOptions, SessionEntity } from '../types';
 import { assertId, assertLimit, assertOptionalId, assertPage, isoDateOrUndefined } from '../validation';
@@ -9,8 +10,10 @@ import { Collection, type CollectionContext } from './collection';
 export interface TurnHit {
   session: Pick<SessionEntity, 'id' | 'agentId' | 'userId' | 'conversationId' | 'startedAt'>;
   turn: SessionTurn;
-  /** 0..1, higher is better; comparable within one search. */
+  /** 0..1, higher is better; comparable among the hits said within the query's time, and among the rest. */
   score: number;
+  /** Where the query named a time ("last week"): whether the turn was said then. Those that were come first. */
+  inQueryTime?: boolean;
 }
 
 export interface TurnSearchOptions {
@@ -21,6 +24,12 @@ export interface TurnSearchOptions {
   to?: string;
   /** BM25 weights of a turn's words, its speaker's name and its neighbours' words (DEFAULT_TURN_WEIGHTS). */
   weights?: TurnWeights;
+  /**
+   * A time the query names ("last week", "in March") puts the turns said then first (default true;
+   * not when `from` or `to` is given). It is relative to `now`, or with a conversation, to its last turn.
+   */
+  timeFromQuery?: boolean;
+  now?: Date;
 }
 
 const MAX_QUERY_LENGTH = 10_000;
@@ -51,14 +60,36 @@ export class SessionCollection extends Collection<'session'> {
       throw new MemoryError('INVALID_INPUT', `The search query is longer than ${MAX_QUERY_LENGTH} characters.`);
     }
     const agent = assertId(agentId, 'agent id');
-    const scope = {
+    const scope: TurnScope = {
       agentIds: [agent],
       userId: assertOptionalId(userId, 'user id'),
       ...(options.conversationId === undefined ? {} : { conversationId: String(options.conversationId) }),
       ...timeBounds(options),
     };
-    const rows = this.ctx.store.db.read(() => this.turns.search(scope, query, assertLimit(limit), options.weights));
-    return this.hitsOf(rows);
+    const count = assertLimit(limit);
+    return this.ctx.store.db.read(() => {
+      const named =
+        scope.from || scope.to || options.timeFromQuery === false ? undefined : this.queryTime(scope, query, options);
+      if (!named) return this.hitsOf(this.turns.search(scope, query, count, options.weights));
+      // The turns said in the time named first, then the others: a question may date an event by when it
+      // was talked about, or not; the rest still answer when that time holds too few.
+      const words = withoutTime(query, named);
+      const within = this.turns.search({ ...scope, from: named.from, to: named.to }, words, count, options.weights);
+      const seen = new Set(within.map((row) => `${row.entityId}#${row.turn}`));
+      const others = this.turns
+        .search(scope, words, count, options.weights)
+        .filter((row) => !seen.has(`${row.entityId}#${row.turn}`));
+      return [
+        ...this.hitsOf(within).map((hit) => ({ ...hit, inQueryTime: true })),
+        ...this.hitsOf(others).map((hit) => ({ ...hit, inQueryTime: false })),
+      ].slice(0, count);
+    });
+  }
+
+  /** The time the query names, relative to now, or to the conversation's last turn when one is searched. */
+  private queryTime(scope: TurnScope, query: string, options: TurnSearchOptions): QueryTime | undefined {
+    const last = scope.conversationId === undefined ? undefined : this.turns.lastTime(scope);
+    return timeInQuery(query, last ? new Date(last) : (options.now ?? new Date()));
   }
 
   /** Each row's session (read once per session) and turn; FTS5's rank mapped onto 0..1. */

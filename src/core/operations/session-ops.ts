@@ -24,6 +24,7 @@ function turnText(hit: TurnHit): string {
     `session ${session.id}`,
     `turn ${turn.index}`,
     turn.time,
+    hit.inQueryTime ? 'within the time asked about' : undefined,
   ].filter(Boolean);
   const words = turn.text.length > MAX_TURN_SHOWN ? `${turn.text.slice(0, MAX_TURN_SHOWN)}…` : turn.text;
   const warning = looksLikeInstruction(turn.text) !== undefined ? ` ${INSTRUCTION_WARNING}` : '';
@@ -34,7 +35,7 @@ export const sessionSearch = defineOperation({
   name: 'session_search',
   title: 'Search past conversations',
   description:
-    'Searches what was said in past conversations saved in this workspace, turn by turn, best match first: use it for "what did we decide about X", "when did we talk about Y", or what someone said before. Narrow by conversation or by time (from, to). Returns each turn with who said it, when, and its conversation and session.',
+    'Searches what was said in past conversations saved in this workspace, turn by turn, best match first: use it for "what did we decide about X", "when did we talk about Y", or what someone said before. A time in the query ("last week", "in March") puts the turns said then first; or narrow by conversation or by exact times (from, to). Returns each turn with who said it, when, and its conversation and session.',
   input: z.strictObject({
     query,
     limit: limit(10),

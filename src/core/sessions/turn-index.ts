@@ -5,7 +5,7 @@ import { tokenize } from '../search/tokenizer';
 import type { Database, Row } from '../store/database';
 import type { VersionBody } from '../store/entity-store';
 import { num, text } from '../store/rows';
-import { turnsOf,type TurnSource } from './turns';
+import { turnsOf, type TurnSource } from './turns';
 
 /*
  * The turn index: every turn of every live session as a row of
@@ -105,28 +105,11 @@ export class TurnIndex {
   search(scope: TurnScope, query: string, limit: number, weights: TurnWeights = DEFAULT_TURN_WEIGHTS): TurnRow[] {
     const terms = [...new Set(tokenize(query))];
     if (terms.length === 0 || scope.agentIds.length === 0) return [];
-    const conditions = [`t.agent_id IN (${scope.agentIds.map(() => '?').join(', ')})`];
-    const params: SQLInputValue[] = [...scope.agentIds];
-    if (scope.userId !== undefined) {
-      conditions.push('(t.user_id = ? OR t.user_id IS NULL)');
-      params.push(scope.userId);
-    }
-    if (scope.conversationId !== undefined) {
-      conditions.push('t.conversation_id = ?');
-      params.push(scope.conversationId);
-    }
-    if (scope.from !== undefined) {
-      conditions.push('t.time >= ?');
-      params.push(scope.from);
-    }
-    if (scope.to !== undefined) {
-      conditions.push('t.time < ?');
-      params.push(scope.to);
-    }
+    const { clause, params } = scopeConditions(scope);
     const rows = this.db.all(
       `SELECT t.entity_id, t.turn, t.time, bm25(fts_session_turns, ?, ?, ?) AS rank
        FROM fts_session_turns JOIN session_turns t ON t.rowid = fts_session_turns.rowid
-       WHERE fts_session_turns MATCH ? AND ${conditions.join(' AND ')}
+       WHERE fts_session_turns MATCH ? AND ${clause}
        ORDER BY rank LIMIT ?`,
       weights.text,
       weights.speaker,
@@ -138,6 +121,13 @@ export class TurnIndex {
     return rows.map(toTurnRow);
   }
 
+  /** When the last turn in scope was said (a conversation's last day), if any turn has a time. */
+  lastTime(scope: Pick<TurnScope, 'agentIds' | 'userId' | 'conversationId'>): string | undefined {
+    const { clause, params } = scopeConditions(scope);
+    const row = this.db.get(`SELECT max(t.time) AS last FROM session_turns t WHERE ${clause}`, ...params);
+    return typeof row?.last === 'string' ? row.last : undefined;
+  }
+
   /** Sessions to index when the store opens after an upgrade: every live one's turns, from its head version. */
   indexAll(bodies: Iterable<{ id: string; body: VersionBody }>): number {
     let count = 0;
@@ -147,6 +137,22 @@ export class TurnIndex {
     }
     return count;
   }
+}
+
+/** The scope as a condition on the session_turns row `t`. */
+function scopeConditions(scope: TurnScope): { clause: string; params: SQLInputValue[] } {
+  const conditions = [`t.agent_id IN (${scope.agentIds.map(() => '?').join(', ')})`];
+  const params: SQLInputValue[] = [...scope.agentIds];
+  const add = (condition: string, value: string | undefined) => {
+    if (value === undefined) return;
+    conditions.push(condition);
+    params.push(value);
+  };
+  add('(t.user_id = ? OR t.user_id IS NULL)', scope.userId);
+  add('t.conversation_id = ?', scope.conversationId);
+  add('t.time >= ?', scope.from);
+  add('t.time < ?', scope.to);
+  return { clause: conditions.join(' AND '), params };
 }
 
 function toTurnRow(row: Row): TurnRow {

@@ -1,0 +1,95 @@
+import * as assert from 'node:assert/strict';
+
+import { timeInQuery, withoutTime } from '../../src/core/sessions/time-query';
+import type { SessionInput } from '../../src/core/types';
+import { openTemp } from './helpers';
+
+/** A Saturday. */
+const NOW = new Date('2023-05-20T12:00:00Z');
+const span = (query: string) => {
+  const time = timeInQuery(query, NOW);
+  return time && [time.from.slice(0, 10), time.to.slice(0, 10), time.text];
+};
+
+describe('the time a question about a past conversation names', () => {
+  it('is as wide as what it names: a day, a week, a month, a year, or the range given', () => {
+    assert.deepEqual(span('what happened yesterday'), ['2023-05-19', '2023-05-20', 'yesterday']);
+    assert.deepEqual(span('what did we decide about the cache last week?'), ['2023-05-08', '2023-05-15', 'last week']);
+    assert.deepEqual(span('What did she do last Saturday?'), ['2023-05-13', '2023-05-14', 'last Saturday']);
+    assert.deepEqual(span('the support group in March'), ['2023-03-01', '2023-04-01', 'March']);
+    assert.deepEqual(span('everything from last month'), ['2023-04-01', '2023-05-01', 'last month']);
+    assert.deepEqual(span('on 7 May 2023'), ['2023-05-07', '2023-05-08', 'on 7 May 2023']);
+    assert.deepEqual(span('what did Mel paint in 2022'), ['2022-01-01', '2023-01-01', 'in 2022']);
+    assert.deepEqual(span('from May 1 to May 3'), ['2023-05-01', '2023-05-04', 'May 1 to May 3']);
+  });
+
+  it('is nothing where a question names no time, or a number only looks like a year', () => {
+    for (const query of ['before the release', 'how do we deploy', 'the v2023 release', 'port 2022 config', '']) {
+      assert.equal(timeInQuery(query, NOW), undefined, query);
+    }
+  });
+
+  it('leaves the words that named it out of what is searched', () => {
+    assert.equal(
+      withoutTime(
+        'what did we decide about the cache last week?',
+        timeInQuery('what did we decide about the cache last week?', NOW)!,
+      ),
+      'what did we decide about the cache ?',
+    );
+  });
+});
+
+describe('session search with a time in the query', () => {
+  const talk = (day: string, text: string): SessionInput => ({
+    conversationId: 'ops',
+    startedAt: `${day}T10:00:00Z`,
+    messages: [{ role: 'user', name: 'Ana', content: text }],
+  });
+
+  it('puts the turns said then first, relative to the conversation’s last day, and still answers with the rest', async () => {
+    const { memory, cleanup } = await openTemp();
+    try {
+      await memory.sessions.save('a', undefined, talk('2023-03-14', 'The cache was flushed after the outage.'));
+      await memory.sessions.save('a', undefined, talk('2023-05-09', 'We flushed the cache before the release.'));
+      await memory.sessions.save('a', undefined, talk('2023-05-19', 'Ana went sailing.'));
+      // The conversation's last day is 19 May: "last week" is 8 – 14 May.
+      const hits = await memory.sessions.search('a', undefined, 'when was the cache flushed last week', 10, {
+        conversationId: 'ops',
+      });
+      assert.deepEqual(
+        hits.map((hit) => [hit.turn.text, hit.inQueryTime]),
+        [
+          ['We flushed the cache before the release.', true],
+          ['The cache was flushed after the outage.', false],
+        ],
+      );
+      // Given bounds win, and without a conversation "last week" is relative to now.
+      const bounded = await memory.sessions.search('a', undefined, 'cache flushed last week', 10, {
+        from: '2023-03-01T00:00:00Z',
+        to: '2023-04-01T00:00:00Z',
+      });
+      assert.deepEqual(
+        bounded.map((hit) => [hit.turn.text, hit.inQueryTime]),
+        [['The cache was flushed after the outage.', undefined]],
+      );
+      const march = await memory.sessions.search('a', undefined, 'cache flushed in March', 10, {
+        now: new Date('2024-01-10T00:00:00Z'),
+      });
+      assert.deepEqual(
+        march.map((hit) => [hit.turn.text, hit.inQueryTime]),
+        [
+          ['The cache was flushed after the outage.', true],
+          ['We flushed the cache before the release.', false],
+        ],
+        'the last March before now',
+      );
+      const plain = await memory.sessions.search('a', undefined, 'cache flushed in March', 10, {
+        timeFromQuery: false,
+      });
+      assert.ok(plain.every((hit) => hit.inQueryTime === undefined));
+    } finally {
+      await cleanup();
+    }
+  });
+});
