@@ -152,17 +152,26 @@ export function assertPage(options: { limit?: number; offset?: number } = {}): {
   return { limit, offset };
 }
 
+/** An ISO 8601 date, alone or with a time and its offset (then Date.parse reads it the same everywhere). */
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+
 /** An optional time given by a caller, as UTC ISO 8601 (so times compare as text); INVALID_INPUT when it is no time. */
 export function isoDateOrUndefined(value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;
-  const time = typeof value === 'string' ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(time)) {
+  const parts = typeof value === 'string' ? ISO_DATE.exec(value.trim()) : null;
+  // Date.parse would take "1" or "May 7" (as 2001), and roll 30 February over into March.
+  if (!parts || !dayExists(Number(parts[1]), Number(parts[2]), Number(parts[3]))) {
     throw new MemoryError(
       'INVALID_INPUT',
-      `${name} must be a date and time (ISO 8601), not ${printable(String(value))}.`,
+      `${name} must be an ISO 8601 date, or date and time with its offset ("2026-03-02", "2026-03-02T09:00:00Z"), not ${printable(typeof value === 'string' ? value : (JSON.stringify(value) ?? typeof value))}.`,
     );
   }
-  return new Date(time).toISOString();
+  return new Date(Date.parse(parts[0])).toISOString();
+}
+
+function dayExists(year: number, month: number, day: number): boolean {
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
 function printable(value: string): string {

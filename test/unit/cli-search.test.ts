@@ -151,10 +151,24 @@ describe('cli search, recall, reindex and save --dedup', function () {
       assert.equal(none.stdout.trim(), 'no results');
     });
 
+    it('refuses options that do not fit the type searched as bad usage, rather than ignoring them', () => {
+      for (const [args, message] of [
+        [['search', 'deploy', ...scope(), '--conversation', 'c1'], '--conversation is for --type session'],
+        [
+          ['search', 'deploy', ...scope(), '--type', 'session', '--explain'],
+          '--explain is for memory, skill and knowledge',
+        ],
+      ] as const) {
+        const result = cli([...args]);
+        assert.equal(result.code, 2, result.stderr);
+        assert.match(result.stderr, new RegExp(`^error: ${message}`));
+      }
+    });
+
     it('fails with a one-line reason on bad input', () => {
       const cases: [string[], RegExp][] = [
         [['search', 'deploy', ...scope(), '--type', 'profile'], /INVALID_INPUT/],
-        [['search', 'deploy', ...scope(), '--type', 'session', '--from', 'last week'], /from must be a date and time/],
+        [['search', 'deploy', ...scope(), '--type', 'session', '--from', 'last week'], /from must be an ISO 8601 date/],
         [['search', 'deploy', ...scope(), '--type', 'note'], /UNKNOWN_TYPE/],
         [['search', 'deploy', ...scope(), '--limit', '500'], /LIMIT_TOO_LARGE/],
         [['search', 'deploy', ...scope(), '--limit', '0'], /INVALID_INPUT/],

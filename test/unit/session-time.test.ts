@@ -20,11 +20,35 @@ describe('the time a question about a past conversation names', () => {
     assert.deepEqual(span('everything from last month'), ['2023-04-01', '2023-05-01', 'last month']);
     assert.deepEqual(span('on 7 May 2023'), ['2023-05-07', '2023-05-08', 'on 7 May 2023']);
     assert.deepEqual(span('what did Mel paint in 2022'), ['2022-01-01', '2023-01-01', 'in 2022']);
-    assert.deepEqual(span('from May 1 to May 3'), ['2023-05-01', '2023-05-04', 'May 1 to May 3']);
+    assert.deepEqual(span('from May 1 to May 3'), ['2023-05-01', '2023-05-04', 'from May 1 to May 3']);
+    assert.deepEqual(span('what did we say between March and May?'), [
+      '2023-03-01',
+      '2023-06-01',
+      'between March and May',
+    ]);
+    assert.deepEqual(span('from 2021 to 2022'), ['2021-01-01', '2023-01-01', 'from 2021 to 2022']);
+    assert.deepEqual(span('anything since 2022'), ['2022-01-01', '2023-05-21', 'since 2022']);
+    assert.deepEqual(span('this week'), ['2023-05-15', '2023-05-22', 'this week']);
+    assert.deepEqual(span('two months ago'), ['2023-03-01', '2023-04-01', 'two months ago']);
+    // A weekday later in this week than the reference is last week's.
+    assert.deepEqual(span('the barbecue on Sunday'), ['2023-05-14', '2023-05-15', 'on Sunday']);
   });
 
   it('is nothing where a question names no time, or a number only looks like a year', () => {
-    for (const query of ['before the release', 'how do we deploy', 'the v2023 release', 'port 2022 config', '']) {
+    for (const query of [
+      'before the release',
+      'how do we deploy',
+      'the v2023 release',
+      'port 2022 config',
+      '',
+      'should we march on with the migration',
+      'wed the couple',
+      'the sun is shining',
+      'postgres now',
+      'we met at 10:30',
+      'May I ask',
+      'from the api to the db',
+    ]) {
       assert.equal(timeInQuery(query, NOW), undefined, query);
     }
   });
@@ -83,6 +107,14 @@ describe('session search with a time in the query', () => {
           ['We flushed the cache before the release.', false],
         ],
         'the last March before now',
+      );
+      // A question that is only a time: what was said then, newest first.
+      const then = await memory.sessions.search('a', undefined, 'what did we talk about last week', 10, {
+        conversationId: 'ops',
+      });
+      assert.deepEqual(
+        then.map((hit) => [hit.turn.text, hit.inQueryTime]),
+        [['We flushed the cache before the release.', true]],
       );
       const plain = await memory.sessions.search('a', undefined, 'cache flushed in March', 10, {
         timeFromQuery: false,

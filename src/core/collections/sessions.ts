@@ -74,7 +74,10 @@ export class SessionCollection extends Collection<'session'> {
       // The turns said in the time named first, then the others: a question may date an event by when it
       // was talked about, or not; the rest still answer when that time holds too few.
       const words = withoutTime(query, named);
-      const within = this.turns.search({ ...scope, from: named.from, to: named.to }, words, count, options.weights);
+      const bounded = { ...scope, from: named.from, to: named.to };
+      // Nothing said then matches the words ("what did we talk about last week"): what was said then, newest first.
+      let within = this.turns.search(bounded, words, count, options.weights);
+      if (within.length === 0) within = this.turns.saidWithin(bounded, count);
       const seen = new Set(within.map((row) => `${row.entityId}#${row.turn}`));
       const others = this.turns
         .search(scope, words, count, options.weights)
@@ -163,5 +166,6 @@ export class SessionCollection extends Collection<'session'> {
 function timeBounds(options: TurnSearchOptions): { from?: string; to?: string } {
   const from = isoDateOrUndefined(options.from, 'from');
   const to = isoDateOrUndefined(options.to, 'to');
+  if (from && to && from >= to) throw new MemoryError('INVALID_INPUT', `from (${from}) must be before to (${to}).`);
   return { ...(from ? { from } : {}), ...(to ? { to } : {}) };
 }

@@ -1,17 +1,19 @@
 import { z } from 'zod';
 
 import type { TurnHit } from '../collections/sessions';
-import { INSTRUCTION_WARNING, quoteBlock } from '../trust/framing';
+import { INSTRUCTION_WARNING, quoteBlock, quoteInline } from '../trust/framing';
 import { looksLikeInstruction } from '../trust/instructions';
 import { limit, query } from './fields';
 import { counted, storedText } from './render';
 import { defineOperation, EVERY_SURFACE } from './types';
 
+// The store checks the time (ISO 8601, a date alone or with a time), as it does for every caller.
 const time = (what: string) =>
-  z.iso
-    .datetime({ offset: true })
+  z
+    .string()
+    .max(40)
     .optional()
-    .describe(`${what}, as ISO 8601 (e.g. "2026-03-02T00:00:00Z"); work out relative dates from today first.`);
+    .describe(`${what}, as ISO 8601 ("2026-03-02" or "2026-03-02T09:00:00Z"); work out relative dates from today first.`);
 
 /** How much of a turn a result shows: a turn is usually short; a pasted log is not. */
 const MAX_TURN_SHOWN = 1_000;
@@ -19,16 +21,21 @@ const MAX_TURN_SHOWN = 1_000;
 /** One turn as a model gets it: where and when it was said and by whom, then the words, quoted as data. */
 function turnText(hit: TurnHit): string {
   const { session, turn } = hit;
+  // The speaker's name and the conversation's id are stored text too: quoted on the line, never bare.
   const where = [
-    session.conversationId ? `conversation ${session.conversationId}` : undefined,
+    session.conversationId ? `conversation ${quoteInline(session.conversationId, 80)}` : undefined,
     `session ${session.id}`,
     `turn ${turn.index}`,
     turn.time,
     hit.inQueryTime ? 'within the time asked about' : undefined,
   ].filter(Boolean);
   const words = turn.text.length > MAX_TURN_SHOWN ? `${turn.text.slice(0, MAX_TURN_SHOWN)}…` : turn.text;
-  const warning = looksLikeInstruction(turn.text) !== undefined ? ` ${INSTRUCTION_WARNING}` : '';
-  return `${turn.speaker} (${where.join(', ')}; score ${hit.score.toFixed(2)})${warning}:\n${quoteBlock(words)}`;
+  const flagged = [turn.text, turn.speaker, session.conversationId ?? ''].some(
+    (text) => looksLikeInstruction(text) !== undefined,
+  );
+  const warning = flagged ? ` ${INSTRUCTION_WARNING}` : '';
+  const speaker = quoteInline(turn.speaker, 80);
+  return `${speaker} (${where.join(', ')}; score ${hit.score.toFixed(2)})${warning}:\n${quoteBlock(words)}`;
 }
 
 export const sessionSearch = defineOperation({
@@ -39,7 +46,7 @@ export const sessionSearch = defineOperation({
   input: z.strictObject({
     query,
     limit: limit(10),
-    conversationId: z.string().min(1).max(200).optional().describe('Only this conversation.'),
+    conversationId: z.string().min(1).max(1000).optional().describe('Only this conversation.'),
     from: time('Only turns said at or after this time'),
     to: time('Only turns said before this time'),
   }),

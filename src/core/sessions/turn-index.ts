@@ -121,6 +121,19 @@ export class TurnIndex {
     return rows.map(toTurnRow);
   }
 
+  /** The turns in scope (bounded in time) newest first, whatever they say; each ranked 0 (no words matched). */
+  saidWithin(scope: TurnScope, limit: number): TurnRow[] {
+    const { clause, params } = scopeConditions(scope);
+    return this.db
+      .all(
+        `SELECT t.entity_id, t.turn, t.time, 0 AS rank FROM session_turns t
+         WHERE ${clause} AND t.time IS NOT NULL ORDER BY t.time DESC, t.rowid LIMIT ?`,
+        ...params,
+        Math.min(Math.max(limit, 1), MAX_POOL),
+      )
+      .map(toTurnRow);
+  }
+
   /** When the last turn in scope was said (a conversation's last day), if any turn has a time. */
   lastTime(scope: Pick<TurnScope, 'agentIds' | 'userId' | 'conversationId'>): string | undefined {
     const { clause, params } = scopeConditions(scope);

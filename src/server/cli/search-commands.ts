@@ -26,9 +26,21 @@ function resultLine(result: SearchResult): string {
 }
 
 /** A turn of a past conversation: its score, where it was said, by whom and when, and the words on one line. */
-function turnLine({ score, session, turn }: TurnHit): string {
+function turnLine({ score, session, turn, inQueryTime }: TurnHit): string {
   const when = turn.time ? ` ${turn.time}` : '';
-  return `${score.toFixed(3)}  ${session.id}#${turn.index}  ${inline(turn.speaker)}${when}: ${oneLine(turn.text)}`;
+  // Said within the time the query named: those come first, each block scored on its own.
+  const then = inQueryTime ? ' (then)' : '';
+  return `${score.toFixed(3)}  ${session.id}#${turn.index}  ${inline(turn.speaker)}${when}${then}: ${oneLine(turn.text, 120)}`;
+}
+
+/** Why options given do not fit the type searched (only sessions have a conversation and times), if they do not. */
+function misfit(
+  type: string,
+  options: { explain: boolean; conversation?: string; from?: string; to?: string },
+): string | undefined {
+  const onlySessions = (['conversation', 'from', 'to'] as const).filter((name) => options[name] !== undefined);
+  if (type !== 'session' && onlySessions.length) return `--${onlySessions[0]} is for --type session`;
+  return type === 'session' && options.explain ? '--explain is for memory, skill and knowledge' : undefined;
 }
 
 export function registerSearchCommands(program: Command): void {
@@ -55,6 +67,9 @@ export function registerSearchCommands(program: Command): void {
         },
       ) => {
         const type = assertEntityType(options.type);
+        const wrong = misfit(type, options);
+        // Bad usage, as commander reports it (exit status 2), not ignored.
+        if (wrong) program.error(`error: ${wrong}`, { exitCode: 2 });
         if (type === 'session') {
           const narrowing = { conversationId: options.conversation, from: options.from, to: options.to };
           const hits = await withMemory(options, (memory) =>
