@@ -185,6 +185,24 @@ describe('past conversations searched turn by turn', () => {
     );
   });
 
+  it('finds turns by the rarer words of a question when its common words are in hundreds of turns', async () => {
+    await save({
+      messages: Array.from({ length: 600 }, (_, i) => ({ role: 'user' as const, content: `standup notes ${i}` })),
+    });
+    await save({ messages: [{ role: 'user', content: 'The zebra crossing standup moved to Tuesdays.' }] });
+    // "standup" is in 601 turns: ranking them all costs; the rare word finds the turn, the common one adds to its rank.
+    const hits = await memory.sessions.search('a', undefined, 'zebra standup', 10);
+    assert.deepEqual(
+      hits.map((hit) => hit.turn.text),
+      ['The zebra crossing standup moved to Tuesdays.'],
+    );
+    assert.equal(
+      (await memory.sessions.search('a', undefined, 'standup', 10)).length,
+      10,
+      'a common word alone still finds',
+    );
+  });
+
   it('comes back whole from a rebuild of the index, and verify finds it sound', async () => {
     await save(CACHE_TALK);
     await memory.rebuildIndex();

@@ -42,6 +42,9 @@ export interface TurnRow {
   rank: number;
 }
 
+/** How many turns the words a search matches on may be in, together (see rarest). */
+const MATCH_BUDGET = 500;
+
 /** How many of the best-ranked turns a search reads at most, whatever the limit. */
 const MAX_POOL = 1000;
 
@@ -105,6 +108,8 @@ export class TurnIndex {
   search(scope: TurnScope, query: string, limit: number, weights: TurnWeights = DEFAULT_TURN_WEIGHTS): TurnRow[] {
     const terms = [...new Set(tokenize(query))];
     if (terms.length === 0 || scope.agentIds.length === 0) return [];
+    const matched = this.rarest(terms);
+    if (matched.length === 0) return [];
     const { clause, params } = scopeConditions(scope);
     const rows = this.db.all(
       `SELECT t.entity_id, t.turn, t.time, bm25(fts_session_turns, ?, ?, ?) AS rank
@@ -114,7 +119,8 @@ export class TurnIndex {
       weights.text,
       weights.speaker,
       weights.context,
-      terms.map(quote).join(' OR '),
+      // The rarer words find the turns; every word counts in their rank (BM25 over all of the expression's words).
+      `(${matched.map(quote).join(' OR ')}) AND (${terms.map(quote).join(' OR ')})`,
       ...params,
       Math.min(Math.max(limit, 1), MAX_POOL),
     );
@@ -132,6 +138,32 @@ export class TurnIndex {
         Math.min(Math.max(limit, 1), MAX_POOL),
       )
       .map(toTurnRow);
+  }
+
+  /**
+   * The words that find the turns: the rarest first, while the turns they
+   * are in add up to at most MATCH_BUDGET (always the rarest one). FTS5
+   * ranks every turn a search matches, about 7 µs each: a question whose
+   * words are all common would rank most of the store. The common words
+   * still count in the rank of the turns found (as Lucene's "common terms"
+   * query does, and the memory search here).
+   */
+  private rarest(terms: readonly string[]): string[] {
+    const counts = terms
+      .map((term) => ({
+        term,
+        turns: Number(this.db.get('SELECT doc FROM fts_vocab_session_turns WHERE term = ?', term)?.doc ?? 0),
+      }))
+      .filter(({ turns }) => turns > 0)
+      .sort((a, b) => a.turns - b.turns);
+    const chosen: string[] = [];
+    let postings = 0;
+    for (const { term, turns } of counts) {
+      if (chosen.length > 0 && postings + turns > MATCH_BUDGET) break;
+      chosen.push(term);
+      postings += turns;
+    }
+    return chosen;
   }
 
   /** When the last turn in scope was said (a conversation's last day), if any turn has a time. */

@@ -72,7 +72,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts_session_turns USING fts5(
   text, speaker, context,
   content = 'session_turns', content_rowid = 'rowid', detail = column,
   tokenize = "unicode61 remove_diacritics 0 tokenchars '_'"
-);`;
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts_vocab_session_turns USING fts5vocab(fts_session_turns, 'row');`;
 
 /**
  * Derived indexes an upgrade added that the store fills in when it next
@@ -362,6 +363,7 @@ export const SEARCH_INDEX_TABLES: readonly string[] = [
   'search_pending',
   'search_stats',
   'search_docs',
+  'fts_vocab_session_turns',
   'fts_session_turns',
   'session_turns',
 ];
