@@ -1,10 +1,15 @@
 // Retrieval evaluation through the public library API.
-//   npm run eval -- beir <folder>     a folder in BEIR layout: corpus.jsonl, queries.jsonl, qrels.tsv
-// Prints nDCG@10, Recall@100 and MRR@10 over the queries that have judgements.
+//   npm run eval -- beir <folder>     a folder in BEIR layout: corpus.jsonl, queries.jsonl, qrels.tsv;
+//                                     prints nDCG@10, Recall@100 and MRR@10 over the judged queries
+//   npm run eval -- locomo <file> [mode]
+//                                     LoCoMo evidence recall (see bench/eval-locomo.mjs); mode: turns
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
+
+import { evaluateLocomo, LOCOMO_MODES, printLocomo } from './eval-locomo.mjs';
+import { median, mrr, ndcg, recall } from './eval-metrics.mjs';
 
 const require = createRequire(import.meta.url);
 const { Memory } = require('../dist/core.js');
@@ -29,25 +34,6 @@ function readQrels(file) {
     qrels.get(query).set(doc, Number(score));
   }
   return qrels;
-}
-
-/** nDCG@k with the judged grades as gains (BEIR's convention). */
-function ndcg(ranked, relevant, k) {
-  let dcg = 0;
-  ranked.slice(0, k).forEach((doc, i) => {
-    const gain = relevant.get(doc) ?? 0;
-    if (gain) dcg += (2 ** gain - 1) / Math.log2(i + 2);
-  });
-  const ideal = [...relevant.values()].sort((a, b) => b - a).slice(0, k);
-  const idcg = ideal.reduce((sum, gain, i) => sum + (2 ** gain - 1) / Math.log2(i + 2), 0);
-  return idcg ? dcg / idcg : 0;
-}
-
-const recall = (ranked, relevant, k) => ranked.slice(0, k).filter((doc) => relevant.has(doc)).length / relevant.size;
-
-function mrr(ranked, relevant, k) {
-  const index = ranked.slice(0, k).findIndex((doc) => relevant.has(doc));
-  return index < 0 ? 0 : 1 / (index + 1);
 }
 
 export async function evaluateBeir(folder, options = {}) {
@@ -86,7 +72,6 @@ export async function evaluateBeir(folder, options = {}) {
       totals.recall100 += recall(ranked, relevant, 100);
       totals.mrr10 += mrr(ranked, relevant, 10);
     }
-    times.sort((a, b) => a - b);
     const n = judged.length;
     return {
       dataset: path.basename(path.resolve(folder)),
@@ -96,7 +81,7 @@ export async function evaluateBeir(folder, options = {}) {
       'Recall@100': totals.recall100 / n,
       'MRR@10': totals.mrr10 / n,
       loadDocsPerSec: Math.round(corpus.length / loadSeconds),
-      searchP50Ms: times[Math.floor(n / 2)],
+      searchP50Ms: median(times),
     };
   } finally {
     await memory.close();
@@ -104,16 +89,31 @@ export async function evaluateBeir(folder, options = {}) {
   }
 }
 
-if (process.argv[1] === new URL(import.meta.url).pathname) {
-  const [kind, folder] = process.argv.slice(2);
-  if (kind !== 'beir' || !folder) {
-    console.error('usage: npm run eval -- beir <folder>');
-    process.exit(2);
-  }
-  const result = await evaluateBeir(folder);
+function printBeir(result) {
   for (const [key, value] of Object.entries(result)) {
     console.log(
       `${key.padEnd(16)} ${typeof value === 'number' && !Number.isInteger(value) ? value.toFixed(4) : value}`,
     );
   }
+}
+
+/** Each kind of evaluation: how to run it from the command line's arguments, and how to print it. */
+const KINDS = {
+  beir: { usage: 'beir <folder>', run: (folder) => evaluateBeir(folder), print: printBeir },
+  locomo: {
+    usage: `locomo <file> [${Object.keys(LOCOMO_MODES).join('|')}]`,
+    run: (file, mode) => evaluateLocomo(file, mode),
+    print: printLocomo,
+  },
+};
+
+if (process.argv[1] === new URL(import.meta.url).pathname) {
+  const [kind, target, ...rest] = process.argv.slice(2);
+  const chosen = Object.hasOwn(KINDS, kind) ? KINDS[kind] : undefined;
+  if (!chosen || !target) {
+    const usages = Object.values(KINDS).map((each) => `npm run eval -- ${each.usage}`);
+    console.error(`usage: ${usages.join('\n   or: ')}`);
+    process.exit(2);
+  }
+  chosen.print(await chosen.run(target, ...rest));
 }

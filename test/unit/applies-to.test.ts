@@ -107,7 +107,10 @@ describe('appliesTo on memories and skills', () => {
   it('recall ranks what cites or applies to a file being worked on above an equal match that does not', async () => {
     const { memory, cleanup } = await openTemp({ workspaceFolders: [{ name: 'app', path: root }] });
     try {
-      const [plain] = await memory.memories.save('a', undefined, { content: 'Connections come from the pool' });
+      // "connection" twice: it matches better on its own than the other, which says it once.
+      const [plain] = await memory.memories.save('a', undefined, {
+        content: 'Connections come from the connection pool',
+      });
       const [globbed] = await memory.memories.save('a', undefined, {
         content: 'Connections come from the pool helper',
         appliesTo: ['src/*.ts'],
@@ -116,7 +119,7 @@ describe('appliesTo on memories and skills', () => {
         (await memory.recall('a', undefined, 'connections pool', files ? { files } : {})).items.map(
           (item) => item.entity.id,
         );
-      assert.equal((await ids())[0], plain.id, 'the shorter text matches better on its own');
+      assert.equal((await ids())[0], plain.id, 'the better match on its own');
       assert.equal((await ids(['src/db.ts']))[0], globbed.id, 'working on src/db.ts lifts the one about it');
       assert.equal((await ids(['docs/x.md']))[0], plain.id, 'another file lifts nothing');
     } finally {

@@ -41,7 +41,8 @@ export const DEFAULT_SCORING: ScoringOptions = {
   accessWeight: 0.05,
   maxAccessBoost: 1.25,
   columns: { content: 1, tags: 2, meta: 1.5 },
-  bm25: { k1: 1.2, b: 0.75 },
+  // No b: length normalization follows the collection's verboseness (see bm25.ts).
+  bm25: { k1: 1.2 },
   candidates: 100,
   matchBudget: 1000,
 };
@@ -56,9 +57,9 @@ export interface FusionExplanation {
 }
 
 export interface ScoreExplanation {
-  /** Our BM25 (column-weighted, Lucene idf). */
+  /** Our BM25 (column-weighted, Lucene idf, length normalized by verboseness). */
   bm25: number;
-  /** BM25 against the reference score for this query, 0..1 (0.63: every query word once, in a document of average length). */
+  /** BM25 against the reference score for this query, 0..1 (0.63: every query word once, in an average document). */
   relevance: number;
   /** Jaccard index of query words and tags, 0..1. */
   tagOverlap: number;

@@ -1,5 +1,5 @@
 import type { Entity } from '../types';
-import { bm25, referenceScore, slotsOf, type TermGroup, termGroups } from './bm25';
+import { bm25, countTerms, meanVerboseness, referenceScore, slotsOf, type TermGroup, termGroups } from './bm25';
 import type { Candidate, FtsIndex, IndexScope } from './fts-index';
 import { type ScoreExplanation, scoreResult, type ScoringOptions } from './scoring';
 import type { QueryExpander } from './synonyms';
@@ -62,8 +62,10 @@ export class Searcher {
 
     const reference = referenceScore(weighted);
     const slots = slotsOf(weighted);
-    const scored = pool.map(({ entityId, doc }) => {
-      const raw = bm25(doc, weighted, slots, this.scoring.columns, stats, this.scoring.bm25);
+    const counts = pool.map(({ doc }) => countTerms(doc, slots, weighted.length, this.scoring.columns));
+    const collection = { averageLength: stats.averageLength, verboseness: meanVerboseness(counts) };
+    const scored = pool.map(({ entityId, doc }, index) => {
+      const raw = bm25(counts[index]!, weighted, collection, this.scoring.bm25);
       return {
         entityId,
         raw,
