@@ -97,18 +97,27 @@ export class TeamMemory implements vscode.Disposable {
     await this.running;
   }
 
-  /** Syncs when the team folder's memory/ or skill/ folder changed time since the last look at them. */
+  /**
+   * Syncs when the team folder changed since the last look, by what the
+   * watcher may have missed: the folders' times (a file added or removed)
+   * and, in a folder of up to POLL_FILES files, each file's time (an edit in
+   * place). Read asynchronously: the extension host's thread only waits for
+   * the answers.
+   */
   private pollFolders(): vscode.Disposable {
     let seen: string | undefined;
+    let busy = false;
     const timer = setInterval(() => {
       const root = vscode.workspace.workspaceFolders?.[0];
-      if (!root || root.uri.scheme !== 'file') return;
-      const folder = path.join(root.uri.fsPath, teamFolderSetting());
-      const now = ['', 'memory', 'skill']
-        .map((part) => fs.statSync(path.join(folder, part), { throwIfNoEntry: false })?.mtimeMs ?? 0)
-        .join(',');
-      if (seen !== undefined && now !== seen) this.schedule(true);
-      seen = now;
+      if (busy || !root || root.uri.scheme !== 'file') return;
+      busy = true;
+      // folderSignature never rejects: each stat and readdir answers with nothing when it fails.
+      void folderSignature(path.join(root.uri.fsPath, teamFolderSetting()))
+        .then((now) => {
+          if (seen !== undefined && now !== seen) this.schedule(true);
+          seen = now;
+        })
+        .finally(() => (busy = false));
     }, POLL_MS);
     return new vscode.Disposable(() => clearInterval(timer));
   }
@@ -162,6 +171,23 @@ export class TeamMemory implements vscode.Disposable {
     if (this.timer) clearTimeout(this.timer);
     for (const disposable of this.disposables) disposable.dispose();
   }
+}
+
+/** Above this many team files, the poll looks at the folders' times only (the watcher has the edits). */
+const POLL_FILES = 2_000;
+
+/** The times of the team folder, its memory/ and skill/ folders and (up to POLL_FILES) their files, as one string. */
+async function folderSignature(folder: string): Promise<string> {
+  const time = async (place: string) => (await fs.promises.stat(place).catch(() => undefined))?.mtimeMs ?? 0;
+  const parts = [await time(folder)];
+  const files: string[] = [];
+  for (const type of ['memory', 'skill']) {
+    parts.push(await time(path.join(folder, type)));
+    const names = await fs.promises.readdir(path.join(folder, type)).catch(() => [] as string[]);
+    files.push(...names.map((name) => path.join(folder, type, name)));
+  }
+  if (files.length <= POLL_FILES) parts.push(...(await Promise.all(files.map(time))));
+  return parts.join(',');
 }
 
 /** Team memory: the folder's sync and the Share with Team and Make Personal commands. */

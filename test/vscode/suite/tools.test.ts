@@ -161,7 +161,7 @@ describe('language model tools', () => {
       const text = await invoke('session_search', { query: 'which crane lifts the dredger' });
       assert.match(
         text,
-        new RegExp(`Ines \\(conversation harbor-planning, session ${session.id}, turn 0, 2026-03-02T09:00:00Z`),
+        new RegExp(`\`Ines\` \\(conversation \`harbor-planning\`, session ${session.id}, turn 0, 2026-03-02T09:00:00Z`),
       );
       assert.match(text, /The mobile crane at quay 4\./, 'the answer, found through the question beside it');
     } finally {
