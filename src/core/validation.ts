@@ -152,6 +152,17 @@ export function assertPage(options: { limit?: number; offset?: number } = {}): {
   return { limit, offset };
 }
 
+/** The longest search query taken: a pasted document is not a question. */
+export const MAX_QUERY_LENGTH = 10_000;
+
+/** A search query, refused when it is not text or is longer than MAX_QUERY_LENGTH. */
+export function assertQuery(query: unknown): asserts query is string {
+  if (typeof query !== 'string') throw new MemoryError('INVALID_INPUT', 'The search query must be a string.');
+  if (query.length > MAX_QUERY_LENGTH) {
+    throw new MemoryError('INVALID_INPUT', `The search query is longer than ${MAX_QUERY_LENGTH} characters.`);
+  }
+}
+
 /** An ISO 8601 date, alone or with a time and its offset (then Date.parse reads it the same everywhere). */
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 

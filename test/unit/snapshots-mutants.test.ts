@@ -682,22 +682,24 @@ describe('a restore over a store whose pages are damaged, as mutation testing pr
   });
 });
 
+/** A new store holding one memory and a snapshot of it: its folder, its database file and the snapshot's id. */
+async function storeWithSnapshot(): Promise<{ dir: string; file: string; snapshotId: string }> {
+  const dir = tempDir();
+  const memory = await Memory.open({ dir, author: 'test', synchronous: 'normal' });
+  try {
+    await memory.memories.save('a', 'u', { content: 'in the snapshot' });
+    return { dir, file: path.join(dir, STORE_FILE), snapshotId: (await memory.snapshot('base')).id };
+  } finally {
+    await memory.close();
+  }
+}
+
 describe('a store that cannot be opened, replaced whole from a snapshot', function () {
   this.timeout(60_000);
   let dir: string;
   let file: string;
   let snapshotId: string;
-  beforeEach(async () => {
-    dir = tempDir();
-    file = path.join(dir, STORE_FILE);
-    const memory = await Memory.open({ dir, author: 'test', synchronous: 'normal' });
-    try {
-      await memory.memories.save('a', 'u', { content: 'in the snapshot' });
-      snapshotId = (await memory.snapshot('base')).id;
-    } finally {
-      await memory.close();
-    }
-  });
+  beforeEach(async () => ({ dir, file, snapshotId } = await storeWithSnapshot()));
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('moves the damaged file and its log files aside together, under the name the restore returns', async () => {
@@ -1067,17 +1069,7 @@ describe('a store that cannot be opened, as mutation testing probed it further',
   let dir: string;
   let file: string;
   let snapshotId: string;
-  beforeEach(async () => {
-    dir = tempDir();
-    file = path.join(dir, STORE_FILE);
-    const memory = await Memory.open({ dir, author: 'test', synchronous: 'normal' });
-    try {
-      await memory.memories.save('a', 'u', { content: 'in the snapshot' });
-      snapshotId = (await memory.snapshot('base')).id;
-    } finally {
-      await memory.close();
-    }
-  });
+  beforeEach(async () => ({ dir, file, snapshotId } = await storeWithSnapshot()));
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it("names the first problem SQLite's check lists in the repair's entry", async () => {

@@ -1,11 +1,10 @@
-import { MemoryError } from '../errors';
 import { chunkAt } from '../rag/state';
 import { findNearDuplicate } from '../search/dedup';
 import type { SearchOptions, SearchResult, SearchScope } from '../search/searcher';
 import type { VersionBody } from '../store/entity-store';
 import type { CommitInfo, EntityByType, InputByType, MemoryEntity, SearchableType } from '../types';
 import { isTeamType, SHARED_AGENT_ID, TEAM_AGENT_ID } from '../types';
-import { assertId, assertLimit, assertOptionalId } from '../validation';
+import { assertId, assertLimit, assertOptionalId, assertQuery } from '../validation';
 import { Collection } from './collection';
 
 /** What saveOrUpdate returns: the entity, its commit, and whether an existing entity was updated. */
@@ -14,8 +13,6 @@ export type DedupResult<T extends SearchableType> = [
   CommitInfo,
   { deduplicated: boolean; similarity?: number },
 ];
-
-const MAX_QUERY_LENGTH = 10_000;
 
 /**
  * From this similarity a correction is taken to be about an existing memory.
@@ -33,10 +30,7 @@ export abstract class SearchableCollection<T extends SearchableType> extends Col
     limit: number,
     options: SearchOptions,
   ): Promise<SearchResult<EntityByType[T]>[]> {
-    if (typeof query !== 'string') throw new MemoryError('INVALID_INPUT', 'The search query must be a string.');
-    if (query.length > MAX_QUERY_LENGTH) {
-      throw new MemoryError('INVALID_INPUT', `The search query is longer than ${MAX_QUERY_LENGTH} characters.`);
-    }
+    assertQuery(query);
     return (await this.ctx.search(scope, query, assertLimit(limit), options)) as SearchResult<EntityByType[T]>[];
   }
 

@@ -3,7 +3,7 @@ import { type QueryTime, timeInQuery, withoutTime } from '../sessions/time-query
 import type { TurnIndex, TurnRow, TurnScope, TurnWeights } from '../sessions/turn-index';
 import { type SessionTurn, turnsOf } from '../sessions/turns';
 import type { ConversationSummary, Page, PageOptions, SessionEntity } from '../types';
-import { assertId, assertLimit, assertOptionalId, assertPage, isoDateOrUndefined } from '../validation';
+import { assertId, assertLimit, assertOptionalId, assertPage, assertQuery, isoDateOrUndefined } from '../validation';
 import { Collection, type CollectionContext } from './collection';
 
 /** A turn of a past conversation that a search found: what was said, by whom, when, and in which session. */
@@ -32,8 +32,6 @@ export interface TurnSearchOptions {
   now?: Date;
 }
 
-const MAX_QUERY_LENGTH = 10_000;
-
 export class SessionCollection extends Collection<'session'> {
   constructor(
     ctx: CollectionContext,
@@ -55,10 +53,7 @@ export class SessionCollection extends Collection<'session'> {
     limit: number,
     options: TurnSearchOptions = {},
   ): Promise<TurnHit[]> {
-    if (typeof query !== 'string') throw new MemoryError('INVALID_INPUT', 'The search query must be a string.');
-    if (query.length > MAX_QUERY_LENGTH) {
-      throw new MemoryError('INVALID_INPUT', `The search query is longer than ${MAX_QUERY_LENGTH} characters.`);
-    }
+    assertQuery(query);
     const agent = assertId(agentId, 'agent id');
     const scope: TurnScope = {
       agentIds: [agent],

@@ -38,8 +38,8 @@ export function timeInQuery(query: string, reference: Date): QueryTime | undefin
   const [first] = casual.parse(query, reference, { forwardDate: false }).filter(namesADate);
   if (first) {
     const [start, end] = spanOf(first, reference);
-    const since = new RegExp(`\\bsince\\s+${escape(first.text)}`, 'i').exec(query);
-    if (since) return { from: iso(start), to: iso(endOfDay(reference)), text: since[0] };
+    const since = /\bsince\s+$/i.exec(query.slice(0, first.index));
+    if (since) return { from: iso(start), to: iso(endOfDay(reference)), text: `${since[0]}${first.text}` };
     return { from: iso(start), to: iso(end), text: first.text };
   }
   const year = BARE_YEAR.exec(query);
@@ -143,7 +143,6 @@ function spanOf(found: ParsedResult, reference: Date): [number, number] {
 const startOfDay = (date: Date): number => new Date(date.getFullYear(), date.getMonth(), date.getDate()).getTime();
 const endOfDay = (date: Date): number => startOfDay(date) + DAY_MS;
 const iso = (time: number): string => new Date(time).toISOString();
-const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The query without the words that named its time: "last week" is when, not what, was said. */
 export function withoutTime(query: string, time: QueryTime): string {
