@@ -37,7 +37,14 @@ import { asWriter, normalizeProvenance, type Provenance, type WriterKind } from 
 import { storedChunks } from './rag/chunk-matching';
 import { Rag } from './rag/rag';
 import { chunkCounts, chunksOf, fileStamps, liveDocuments, saveStamps, surplusChunks } from './rag/state';
-import { recall, type RecallOptions, type RecallResult, STALENESS_MODES, type StalenessMode } from './recall/recall';
+import {
+  recall,
+  recallCollections,
+  type RecallOptions,
+  type RecallResult,
+  STALENESS_MODES,
+  type StalenessMode,
+} from './recall/recall';
 import { FtsIndex } from './search/fts-index';
 import { Embeddings, HybridSearch } from './search/hybrid';
 import { DEFAULT_SCORING, type ScoringOptions } from './search/scoring';
@@ -65,7 +72,6 @@ import { unusedEntities, type UnusedReport } from './trust/unused';
 import type { Entity, EntityType, HistoryEntry } from './types';
 import { assertEntityType, assertId, assertOptionalId, isArray } from './validation';
 import { type VerifyReport, verifyState } from './verify';
-
 export interface MemoryOptions {
   /** The folder that holds the store (created if missing). */
   dir: string;
@@ -128,6 +134,12 @@ export interface MemoryOptions {
    */
   staleness?: StalenessMode;
   /**
+   * Whether recall draws on the turns of past conversations when a call does
+   * not name its collections (default true). The extension's
+   * `workspaceMemory.recall.includeConversations`.
+   */
+  recallConversations?: boolean;
+  /**
    * The repository's team folder (absolute; see team/folder.ts teamFolderPath,
    * which keeps it inside the workspace): its files are the team scope,
    * `memory.team` syncs them in, and a write to a team entity writes its file.
@@ -177,6 +189,8 @@ export class Memory {
   private readonly workspaceFolders: readonly WorkspaceFolder[];
   /** What recall does with stale items unless a call says (MemoryOptions.staleness). */
   private readonly staleness: StalenessMode | undefined;
+  /** Whether recall draws on past conversations unless a call says (MemoryOptions.recallConversations). */
+  private readonly recallConversations: boolean;
   /** Cited files' lines, read again only when they change: recall checks every item's citations. */
   private readonly citedFiles = new CitedFiles();
   /** Secrets already in the store: find them, redact current versions, purge older ones. */
@@ -195,6 +209,7 @@ export class Memory {
   ) {
     this.workspaceFolders = options.workspaceFolders ?? [];
     this.staleness = options.staleness;
+    this.recallConversations = options.recallConversations ?? true;
     this.now = options.now ?? (() => new Date());
     this.events = new EventBus(
       options.onHandlerError ??
@@ -456,9 +471,10 @@ export class Memory {
   }
 
   /**
-   * The best memories, skills and knowledge for `query`, ranked together and
-   * packed into a Markdown context within the budget, with the user's profile
-   * first. Counts an access for every item returned.
+   * The best memories, skills, knowledge and turns of past conversations for
+   * `query`, ranked together and packed into a Markdown context within the
+   * budget, with the user's profile first. Counts an access for every
+   * memory, skill and chunk returned.
    */
   async recall(
     agentId: string,
@@ -474,6 +490,7 @@ export class Memory {
           this.knowledge.search(agent, text, limit, { includeShared }),
         profile: async (agent, user) =>
           (await this.profiles.getByUser(agent, user)) ?? (await this.profiles.getSharedByUser(user)),
+        searchTurns: (agent, user, text, limit) => this.sessions.search(agent, user, text, limit),
         folders: this.workspaceFolders,
         provenance: async (ids) => headProvenance(this.db, ids),
         staleness: async (entities) => staleNotes(this.workspaceFolders, entities, this.citedFiles),
@@ -482,7 +499,11 @@ export class Memory {
       agentId,
       userId,
       query,
-      { staleness: this.staleness, ...options },
+      {
+        staleness: this.staleness,
+        ...(this.recallConversations ? {} : { collections: recallCollections(false) }),
+        ...options,
+      },
     );
   }
 

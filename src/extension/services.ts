@@ -86,6 +86,7 @@ export class StoreService implements Services, vscode.Disposable {
           event.affectsConfiguration(`${SECTION}.review.agentWrites`) ||
           event.affectsConfiguration(`${SECTION}.secrets`) ||
           event.affectsConfiguration(`${SECTION}.staleness.inRecall`) ||
+          event.affectsConfiguration(`${SECTION}.recall.includeConversations`) ||
           event.affectsConfiguration(`${SECTION}.team.folder`)
         ) {
           void this.reopen();
@@ -217,6 +218,7 @@ export class StoreService implements Services, vscode.Disposable {
           secrets: secrets.policy,
           workspaceFolders: citationFolders(vscode.workspace.workspaceFolders ?? []),
           staleness: stalenessOf(vscode.workspace.getConfiguration(SECTION).get('staleness.inRecall')),
+          recallConversations: vscode.workspace.getConfiguration(SECTION).get('recall.includeConversations') !== false,
           ...this.teamFolder(),
         },
         pollMs: EXTERNAL_POLL_MS,

@@ -1,13 +1,13 @@
 import * as assert from 'node:assert/strict';
 
 import type { Memory } from '../../src/core/memory';
-import { recall, type RecallResult, type RecallSource, recallText } from '../../src/core/recall/recall';
+import { recall, type RecallResult, type RecallSource, recallText, TURN_WEIGHT } from '../../src/core/recall/recall';
 import { INSTRUCTION_WARNING, STORED_DATA_NOTICE } from '../../src/core/trust/framing';
 import { type Entity, type MemoryEntity, SHARED_AGENT_ID } from '../../src/core/types';
 import { openTemp, rejectsWith } from './helpers';
 import { readMarkdown } from './markdown-reader';
 
-const HEADINGS = ['## Profile', '## Memories', '## Skills', '## Knowledge'];
+const HEADINGS = ['## Profile', '## Memories', '## Skills', '## Knowledge', '## Past conversations'];
 
 /** How an item's source line begins: its type and its id, quoted. */
 const sourceOf = (entity: Entity) => `${entity.type} \`${entity.id}\``;
@@ -25,6 +25,7 @@ function assertWellFormed(result: RecallResult): void {
   }
   if (result.formatted === '') {
     assert.deepEqual(result.items, []);
+    assert.deepEqual(result.turns, []);
     assert.equal(result.profile, null);
     return;
   }
@@ -41,17 +42,18 @@ function assertWellFormed(result: RecallResult): void {
   for (const entity of entities) {
     assert.equal(result.formatted.split(`\n${sourceOf(entity)}`).length, 2, `${entity.id} is in the context once`);
   }
-  assert.deepEqual(
-    read.fences,
-    inOrder.map((entity) => entity.content.trim()),
-  );
+  // The turns of past conversations come last, in their own section, best first.
+  assert.deepEqual(read.fences, [
+    ...inOrder.map((entity) => entity.content.trim()),
+    ...result.turns.map((item) => item.turn.turn.text.trim()),
+  ]);
   // Sections appear in a fixed order, each at most once.
   const positions = HEADINGS.map((heading) => result.formatted.indexOf(`${heading}\n`));
   const present = positions.filter((position) => position >= 0);
   assert.deepEqual(
     present,
     [...present].sort((a, b) => a - b),
-    'Profile, Memories, Skills, Knowledge',
+    'Profile, Memories, Skills, Knowledge, Past conversations',
   );
   for (const heading of HEADINGS) {
     assert.ok(result.formatted.split(`${heading}\n`).length <= 2, `${heading} once`);
@@ -78,6 +80,82 @@ describe('recall', () => {
   let cleanup: () => Promise<void>;
   beforeEach(async () => ({ memory, cleanup } = await openTemp()));
   afterEach(async () => cleanup());
+
+  describe('past conversations', () => {
+    const talk = {
+      conversationId: 'planning',
+      messages: [
+        {
+          role: 'user' as const,
+          name: 'Ana',
+          content: 'Which queue do the invoice workers read?',
+          timestamp: '2026-03-02T09:00:00Z',
+        },
+        {
+          role: 'assistant' as const,
+          content: 'They read the invoices queue on RabbitMQ.',
+          timestamp: '2026-03-02T09:01:00Z',
+        },
+      ],
+    };
+
+    it('brings the best turns, under their own heading, quoted with who said them, when and where', async () => {
+      const [session] = await memory.sessions.save('a', 'u', talk);
+      await memory.memories.save('a', 'u', { content: 'unrelated note about lunch' });
+      const result = await memory.recall('a', 'u', 'invoice workers queue');
+      assertWellFormed(result);
+      assert.deepEqual(result.items, []);
+      assert.deepEqual(
+        result.turns.map((item) => [item.turn.session.id, item.turn.turn.index, item.turn.turn.speaker]),
+        [
+          [session!.id, 0, 'Ana'],
+          [session!.id, 1, 'assistant'],
+        ],
+      );
+      assert.match(
+        result.formatted,
+        new RegExp(
+          `## Past conversations\n\n\`Ana\` \\(conversation \`planning\`, session ${session!.id}, turn 0, 2026-03-02T09:00:00Z\\):\n\`\`\`text\nWhich queue do the invoice workers read\\?\n\`\`\``,
+        ),
+      );
+      // A turn's score is its relevance, weighed below a memory's.
+      const [hit] = await memory.sessions.search('a', 'u', 'invoice workers queue', 1);
+      assert.ok(Math.abs(result.turns[0]!.score - hit!.score * TURN_WEIGHT) < 1e-9);
+    });
+
+    it('ranks a memory above a turn that says the same, and leaves turns out when asked to', async () => {
+      await memory.sessions.save('a', 'u', talk);
+      const [kept] = await memory.memories.save('a', 'u', {
+        content: 'The invoice workers read the invoices queue on RabbitMQ.',
+      });
+      const result = await memory.recall('a', 'u', 'invoices queue rabbitmq');
+      assertWellFormed(result);
+      assert.equal(result.items[0]!.entity.id, kept!.id);
+      assert.ok(result.turns.length > 0);
+      assert.ok(result.items[0]!.score > result.turns[0]!.score);
+      assert.ok(result.formatted.indexOf('## Memories') < result.formatted.indexOf('## Past conversations'));
+
+      const without = await memory.recall('a', 'u', 'invoices queue rabbitmq', { collections: ['memories'] });
+      assert.deepEqual(without.turns, []);
+      assert.ok(!without.formatted.includes('## Past conversations'));
+    });
+
+    it('counts turns in the budget and the item limit like any item', async () => {
+      await memory.sessions.save('a', 'u', talk);
+      const [kept] = await memory.memories.save('a', 'u', {
+        content: 'The invoice workers read the invoices queue on RabbitMQ.',
+      });
+      const one = await memory.recall('a', 'u', 'invoices queue rabbitmq', { maxItems: 1 });
+      assert.deepEqual([one.items.map((item) => item.entity.id), one.turns], [[kept!.id], []]);
+      const full = await memory.recall('a', 'u', 'invoices queue rabbitmq');
+      const memoryOnly = await memory.recall('a', 'u', 'invoices queue rabbitmq', { collections: ['memories'] });
+      // Room for the memory and not a single turn more: the turns are left out and counted.
+      const tight = await memory.recall('a', 'u', 'invoices queue rabbitmq', { maxChars: memoryOnly.chars + 20 });
+      assert.deepEqual(tight.turns, []);
+      assert.equal(tight.leftOut, full.turns.length);
+      assert.ok(tight.chars <= memoryOnly.chars + 20);
+    });
+  });
 
   describe('pooling and ranking', () => {
     it('pools memories, skills (own and shared) and knowledge and ranks them together', async () => {

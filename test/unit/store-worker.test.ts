@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+import { isFoundTurn } from '../../src/core/collections/search-all';
 import { isMemoryError } from '../../src/core/errors';
 import { Memory } from '../../src/core/memory';
 import { type StoreChange, StoreClient } from '../../src/extension/store/client';
@@ -88,11 +89,16 @@ describe('store worker', () => {
     });
     await client.memory.memories.update(saved.id, { content: 'version two about caching' });
     await client.memory.skills.save('agent', undefined, { content: 'How to clear the caching layer' });
+    await client.memory.sessions.save('agent', undefined, { messages: [{ role: 'user', content: 'Is caching on?' }] });
     const entry = await client.memory.worker.entityAt(saved.id, first.hash);
     assert.equal(entry?.entity?.content, 'version one about caching');
     assert.equal(await client.memory.worker.entityAt(saved.id, 'f'.repeat(64)), null);
     const all = await client.memory.worker.searchAll('agent', undefined, 'caching', 10);
-    assert.deepEqual(all.map((r) => r.entity.type).sort(), ['memory', 'skill']);
+    assert.deepEqual(all.map((r) => (isFoundTurn(r) ? r.turn.turn.text : r.entity.type)).sort(), [
+      'Is caching on?',
+      'memory',
+      'skill',
+    ]);
     await client.memory.memories.delete(saved.id);
     const outline = await client.memory.worker.historyOutline(saved.id);
     assert.deepEqual(

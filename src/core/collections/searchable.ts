@@ -1,4 +1,5 @@
 import { chunkAt } from '../rag/state';
+import { collapseCopies } from '../search/copies';
 import { findNearDuplicate } from '../search/dedup';
 import type { SearchOptions, SearchResult, SearchScope } from '../search/searcher';
 import type { VersionBody } from '../store/entity-store';
@@ -22,6 +23,9 @@ export type DedupResult<T extends SearchableType> = [
  */
 const CORRECTION_SIMILARITY = 0.5;
 
+/** The most results a knowledge search reads to find its number of distinct texts (see collapseCopies). */
+const COPIES_DEPTH = 1000;
+
 /** Search and near-duplicate detection shared by memories, skills and knowledge. */
 export abstract class SearchableCollection<T extends SearchableType> extends Collection<T> {
   protected async runSearch(
@@ -31,7 +35,17 @@ export abstract class SearchableCollection<T extends SearchableType> extends Col
     options: SearchOptions,
   ): Promise<SearchResult<EntityByType[T]>[]> {
     assertQuery(query);
-    return (await this.ctx.search(scope, query, assertLimit(limit), options)) as SearchResult<EntityByType[T]>[];
+    const count = assertLimit(limit);
+    const search = async (depth: number) =>
+      (await this.ctx.search(scope, query, depth, options)) as SearchResult<EntityByType[T]>[];
+    if (this.type !== 'knowledge') return search(count);
+    // Identical chunks of different files (copies of one README) are one result: searched deeper until
+    // `count` distinct texts are found, or there are no more, or COPIES_DEPTH results were read.
+    for (let depth = count + Math.min(count, 10); ; depth = Math.max(Math.min(depth * 4, COPIES_DEPTH), depth)) {
+      const found = await search(depth);
+      const once = collapseCopies(found);
+      if (once.length >= count || found.length < depth || depth >= COPIES_DEPTH) return once.slice(0, count);
+    }
   }
 
   protected scope(agentId: string, userId: string | undefined, includeShared = false): SearchScope {

@@ -10,7 +10,11 @@ import { Collection, type CollectionContext } from './collection';
 export interface TurnHit {
   session: Pick<SessionEntity, 'id' | 'agentId' | 'userId' | 'conversationId' | 'startedAt'>;
   turn: SessionTurn;
-  /** 0..1, higher is better; comparable among the hits said within the query's time, and among the rest. */
+  /**
+   * Relevance, 0..1: BM25 measured against a turn of average length that has
+   * each query word once, as a memory's (relevanceOf), so turns and memories
+   * can be ranked together. 0 for a turn found only by the time the query named.
+   */
   score: number;
   /** Where the query named a time ("last week"): whether the turn was said then. Those that were come first. */
   inQueryTime?: boolean;
@@ -90,10 +94,9 @@ export class SessionCollection extends Collection<'session'> {
     return timeInQuery(query, last ? new Date(last) : (options.now ?? new Date()));
   }
 
-  /** Each row's session (read once per session) and turn; FTS5's rank mapped onto 0..1. */
+  /** Each row's session (read once per session) and turn. */
   private hitsOf(rows: readonly TurnRow[]): TurnHit[] {
     const sessions = new Map<string, SessionEntity | undefined>();
-    const best = rows[0]?.rank;
     return rows.flatMap((row) => {
       if (!sessions.has(row.entityId)) sessions.set(row.entityId, this.ctx.store.get(row.entityId) as SessionEntity);
       const session = sessions.get(row.entityId);
@@ -104,8 +107,7 @@ export class SessionCollection extends Collection<'session'> {
         {
           session: { id, agentId, userId, conversationId, startedAt },
           turn,
-          // bm25() is negative, better when lower: the best hit is 1, the others its share.
-          score: best ? row.rank / best : 0,
+          score: row.relevance,
         },
       ];
     });

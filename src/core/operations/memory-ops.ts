@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { MemoryError } from '../errors';
-import { recallText } from '../recall/recall';
+import { recallCollections, recallText } from '../recall/recall';
 import { MEMORY_CATEGORIES, type MemoryEntity } from '../types';
 import { appliesTo, citations, content, entityId, limit, query, tags } from './fields';
 import { counted, historyLine, quotedResult, storedText, withStaleness } from './render';
@@ -80,7 +80,7 @@ export const memoryRecall = defineOperation({
   name: 'memory_recall',
   title: 'Recall context',
   description:
-    "Gathers everything relevant to a topic in one call: the user's profile, then the best matching memories, skills and document knowledge, ranked together and packed as Markdown within a size budget. Use it at the start of a task to load what this workspace already knows about it. Every item carries its id. Returns the Markdown context.",
+    "Gathers everything relevant to a topic in one call: the user's profile, then the best matching memories, skills, document knowledge and turns of past conversations, ranked together and packed as Markdown within a size budget. Use it at the start of a task to load what this workspace already knows about it. Every item carries its id (a turn its session). Returns the Markdown context.",
   input: z.strictObject({
     query: query.describe('The topic or task to gather context for, e.g. "deploying the api".'),
     budget: z
@@ -92,6 +92,10 @@ export const memoryRecall = defineOperation({
       .default(2000)
       .describe('Most tokens the context may use (estimated as characters / 4).'),
     maxItems: z.number().int().min(1).max(50).default(20).describe('Most items in the context.'),
+    conversations: z
+      .boolean()
+      .optional()
+      .describe('Whether to include turns of past conversations (default: yes, unless this workspace turned it off).'),
   }),
   effect: 'read',
   surfaces: EVERY_SURFACE,
@@ -99,6 +103,7 @@ export const memoryRecall = defineOperation({
     const result = await store.recall(scope.agentId, scope.userId, args.query, {
       maxTokens: args.budget,
       maxItems: args.maxItems,
+      ...(args.conversations === undefined ? {} : { collections: recallCollections(args.conversations) }),
     });
     return { text: recallText(result, args.query), data: { ...result } };
   },

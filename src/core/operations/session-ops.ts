@@ -1,8 +1,6 @@
 import { z } from 'zod';
 
-import type { TurnHit } from '../collections/sessions';
-import { INSTRUCTION_WARNING, quoteBlock, quoteInline } from '../trust/framing';
-import { looksLikeInstruction } from '../trust/instructions';
+import { quoteTurn } from '../sessions/quote';
 import { limit, query } from './fields';
 import { counted, storedText } from './render';
 import { defineOperation, EVERY_SURFACE } from './types';
@@ -13,30 +11,9 @@ const time = (what: string) =>
     .string()
     .max(40)
     .optional()
-    .describe(`${what}, as ISO 8601 ("2026-03-02" or "2026-03-02T09:00:00Z"); work out relative dates from today first.`);
-
-/** How much of a turn a result shows: a turn is usually short; a pasted log is not. */
-const MAX_TURN_SHOWN = 1_000;
-
-/** One turn as a model gets it: where and when it was said and by whom, then the words, quoted as data. */
-function turnText(hit: TurnHit): string {
-  const { session, turn } = hit;
-  // The speaker's name and the conversation's id are stored text too: quoted on the line, never bare.
-  const where = [
-    session.conversationId ? `conversation ${quoteInline(session.conversationId, 80)}` : undefined,
-    `session ${session.id}`,
-    `turn ${turn.index}`,
-    turn.time,
-    hit.inQueryTime ? 'within the time asked about' : undefined,
-  ].filter(Boolean);
-  const words = turn.text.length > MAX_TURN_SHOWN ? `${turn.text.slice(0, MAX_TURN_SHOWN)}…` : turn.text;
-  const flagged = [turn.text, turn.speaker, session.conversationId ?? ''].some(
-    (text) => looksLikeInstruction(text) !== undefined,
-  );
-  const warning = flagged ? ` ${INSTRUCTION_WARNING}` : '';
-  const speaker = quoteInline(turn.speaker, 80);
-  return `${speaker} (${where.join(', ')}; score ${hit.score.toFixed(2)})${warning}:\n${quoteBlock(words)}`;
-}
+    .describe(
+      `${what}, as ISO 8601 ("2026-03-02" or "2026-03-02T09:00:00Z"); work out relative dates from today first.`,
+    );
 
 export const sessionSearch = defineOperation({
   name: 'session_search',
@@ -58,7 +35,15 @@ export const sessionSearch = defineOperation({
     const summary = hits.length
       ? `${counted(hits.length, 'turn', 'turns')} of past conversations for "${text}":`
       : `No turn of a past conversation matches "${text}".`;
-    return { text: hits.length ? storedText(summary, hits.map(turnText)) : summary, data: { hits } };
+    return {
+      text: hits.length
+        ? storedText(
+            summary,
+            hits.map((hit) => quoteTurn(hit, { score: true })),
+          )
+        : summary,
+      data: { hits },
+    };
   },
 });
 

@@ -1,14 +1,29 @@
 import { appliesTo } from '../anchors/applies-to';
 import type { StaleNote } from '../anchors/staleness';
 import type { WorkspaceFolder } from '../anchors/workspace-paths';
+import type { TurnHit } from '../collections/sessions';
 import { MemoryError } from '../errors';
 import type { SearchResult } from '../search/searcher';
+import { quoteTurn } from '../sessions/quote';
 import { type ItemProvenance, quoteEntity, STORED_DATA_NOTICE } from '../trust/framing';
 import type { Entity, KnowledgeEntity, MemoryEntity, ProfileEntity, SkillEntity } from '../types';
 import { assertId, assertOptionalId } from '../validation';
 
-export type RecallCollection = 'memories' | 'skills' | 'knowledge';
-export const RECALL_COLLECTIONS: readonly RecallCollection[] = ['memories', 'skills', 'knowledge'];
+export type RecallCollection = 'memories' | 'skills' | 'knowledge' | 'conversations';
+export const RECALL_COLLECTIONS: readonly RecallCollection[] = ['memories', 'skills', 'knowledge', 'conversations'];
+
+/** Every collection, with or without the turns of past conversations. */
+export const recallCollections = (conversations: boolean): RecallCollection[] =>
+  RECALL_COLLECTIONS.filter((name) => conversations || name !== 'conversations');
+
+/**
+ * What a turn of a past conversation weighs against a memory of the same
+ * relevance: a memory is what someone chose to keep, a turn what was said
+ * once. 0.7 is a memory's own weight for relevance (0.85) at its oldest
+ * (recency takes off at most a fifth): a turn never outranks an equally
+ * relevant memory, whatever its age.
+ */
+export const TURN_WEIGHT = 0.7;
 
 export interface RecallOptions {
   /** Most items in the context, all collections together. Default 20. */
@@ -21,7 +36,7 @@ export interface RecallOptions {
   includeProfile?: boolean;
   includeSharedSkills?: boolean;
   includeSharedKnowledge?: boolean;
-  /** Which collections to draw from. Default all three. */
+  /** Which collections to draw from. Default all four (the best turns of past conversations too). */
   collections?: readonly RecallCollection[];
   /**
    * Memories and skills whose cited code changed or is gone: `mark` (the
@@ -44,19 +59,33 @@ export const CITING_BOOST = 1.5;
 export const STALENESS_MODES = ['mark', 'exclude', 'ignore'] as const;
 export type StalenessMode = (typeof STALENESS_MODES)[number];
 
+/** A memory, skill or document chunk in the context. */
 export interface RecallItem {
-  collection: RecallCollection;
+  collection: Exclude<RecallCollection, 'conversations'>;
   entity: MemoryEntity | SkillEntity | KnowledgeEntity;
   score: number;
   /** Who wrote the item, when the source knows: shown on its source line and counted in the budget. */
   provenance?: ItemProvenance;
   /** The code it cites changed or is gone (with `staleness: 'mark'`): said before its content. */
   stale?: StaleNote;
+  /** Other places a document chunk's text is in too (see search/copies.ts). */
+  copies?: string[];
 }
 
+/** A turn of a past conversation in the context: its score is the turn's relevance times TURN_WEIGHT. */
+export interface TurnItem {
+  collection: 'conversations';
+  turn: TurnHit;
+  score: number;
+}
+
+type Ranked = RecallItem | TurnItem;
+
 export interface RecallResult {
-  /** What made it into the context, best first. */
+  /** The memories, skills and chunks that made it into the context, best first. */
   items: RecallItem[];
+  /** The turns of past conversations that made it into the context, best first. */
+  turns: TurnItem[];
   profile: ProfileEntity | null;
   /**
    * Markdown ready for a prompt: a notice that what follows is stored data,
@@ -92,6 +121,8 @@ export interface RecallSource {
     includeShared: boolean,
   ): Promise<SearchResult<KnowledgeEntity>[]>;
   profile(agentId: string, userId: string): Promise<ProfileEntity | null>;
+  /** The turns of past conversations that best answer the query; without it, recall draws on none. */
+  searchTurns?(agentId: string, userId: string | undefined, query: string, limit: number): Promise<TurnHit[]>;
   /** The workspace folders `appliesTo` globs are matched in (see anchors/applies-to.ts). */
   folders?: readonly WorkspaceFolder[];
   /**
@@ -105,11 +136,18 @@ export interface RecallSource {
   staleness?(entities: readonly Entity[]): Promise<ReadonlyMap<string, StaleNote>>;
 }
 
-const HEADINGS: Record<RecallCollection, string> = { memories: 'Memories', skills: 'Skills', knowledge: 'Knowledge' };
+const HEADINGS: Record<RecallCollection, string> = {
+  memories: 'Memories',
+  skills: 'Skills',
+  knowledge: 'Knowledge',
+  conversations: 'Past conversations',
+};
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
 
-function renderItem(item: RecallItem): string {
-  return quoteEntity(item.entity, { provenance: item.provenance, stale: item.stale });
+function renderItem(item: Ranked): string {
+  return item.collection === 'conversations'
+    ? quoteTurn(item.turn)
+    : quoteEntity(item.entity, { provenance: item.provenance, stale: item.stale, copies: item.copies });
 }
 
 function renderProfile(profile: ProfileEntity): string {
@@ -153,6 +191,9 @@ export async function recall(
     collections.has('knowledge') && maxItems > 0
       ? source.searchKnowledge(agentId, query, maxItems, options.includeSharedKnowledge ?? true)
       : [],
+    collections.has('conversations') && maxItems > 0 && source.searchTurns
+      ? source.searchTurns(agentId, userId, query, maxItems)
+      : [],
   ]);
   const working = [...new Set(options.files ?? [])];
   const concernsWork = (entity: MemoryEntity | SkillEntity) =>
@@ -162,16 +203,19 @@ export async function recall(
     working.length && (entity.type === 'memory' || entity.type === 'skill') && concernsWork(entity)
       ? Math.min(1, score * CITING_BOOST)
       : score;
-  const candidates: RecallItem[] = [
+  const entities: RecallItem[] = [
     ...pools[0].map((r) => ({ collection: 'memories' as const, entity: r.entity, score: boosted(r.entity, r.score) })),
     ...pools[1].map((r) => ({ collection: 'skills' as const, entity: r.entity, score: boosted(r.entity, r.score) })),
-    ...pools[2].map((r) => ({ collection: 'knowledge' as const, entity: r.entity, score: r.score })),
-  ].sort((a, b) => b.score - a.score);
+    ...pools[2].map((r) => ({
+      collection: 'knowledge' as const,
+      entity: r.entity,
+      score: r.score,
+      ...(r.copies ? { copies: r.copies } : {}),
+    })),
+  ];
   // Before packing: an item's provenance is part of what it costs.
   const written =
-    source.provenance && candidates.length
-      ? await source.provenance(candidates.map((item) => item.entity.id))
-      : undefined;
+    source.provenance && entities.length ? await source.provenance(entities.map((item) => item.entity.id)) : undefined;
   const staleness = options.staleness ?? 'mark';
   if (!STALENESS_MODES.includes(staleness)) {
     throw new MemoryError(
@@ -181,15 +225,23 @@ export async function recall(
   }
   // Before packing too: a stale item left out frees its room, a marked one costs its note.
   const stale =
-    source.staleness && staleness !== 'ignore' && candidates.length
-      ? await source.staleness(candidates.map((item) => item.entity))
+    source.staleness && staleness !== 'ignore' && entities.length
+      ? await source.staleness(entities.map((item) => item.entity))
       : undefined;
-  const ranked = candidates.flatMap((item): RecallItem[] => {
-    const provenance = written?.get(item.entity.id);
-    const note = stale?.get(item.entity.id);
-    if (note && staleness === 'exclude') return [];
-    return [{ ...item, ...(provenance ? { provenance } : {}), ...(note ? { stale: note } : {}) }];
-  });
+  const conversations: TurnItem[] = pools[3].map((turn) => ({
+    collection: 'conversations',
+    turn,
+    score: turn.score * TURN_WEIGHT,
+  }));
+  const ranked = [
+    ...entities.flatMap((item): Ranked[] => {
+      const provenance = written?.get(item.entity.id);
+      const note = stale?.get(item.entity.id);
+      if (note && staleness === 'exclude') return [];
+      return [{ ...item, ...(provenance ? { provenance } : {}), ...(note ? { stale: note } : {}) }];
+    }),
+    ...conversations,
+  ].sort((a, b) => b.score - a.score);
 
   // Exactly what each part adds to `formatted`: the first one brings the notice, the others a blank line.
   let used = 0;
@@ -203,7 +255,7 @@ export async function recall(
       used = cost;
     }
   }
-  const chosen: RecallItem[] = [];
+  const chosen: Ranked[] = [];
   const opened = new Set<RecallCollection>();
   let leftOut = 0;
   for (const item of ranked) {
@@ -225,8 +277,31 @@ export async function recall(
     if (items.length) sections.push(`## ${HEADINGS[name]}\n\n${items.map(renderItem).join('\n\n')}`);
   }
   const formatted = sections.length ? [STORED_DATA_NOTICE, ...sections].join('\n\n') : '';
-  if (chosen.length) await source.markRecalled(chosen.map((item) => item.entity.id));
-  return { items: chosen, profile, formatted, chars: formatted.length, tokens: estimateTokens(formatted), leftOut };
+  const items = chosen.filter((item): item is RecallItem => item.collection !== 'conversations');
+  const turns = chosen.filter((item): item is TurnItem => item.collection === 'conversations');
+  if (items.length) await source.markRecalled(items.map((item) => item.entity.id));
+  return {
+    items,
+    turns,
+    profile,
+    formatted,
+    chars: formatted.length,
+    tokens: estimateTokens(formatted),
+    leftOut,
+  };
+}
+
+/**
+ * What a recall drew on, for a caller that cites its sources: its items, the
+ * sessions its turns were said in (each once) and the profile.
+ */
+export function recallSources(result: RecallResult): (Entity | Pick<Entity, 'type' | 'id'>)[] {
+  const sessions = [...new Set(result.turns.map((item) => item.turn.session.id))];
+  return [
+    ...result.items.map((item) => item.entity),
+    ...sessions.map((id) => ({ type: 'session' as const, id })),
+    ...(result.profile ? [result.profile] : []),
+  ];
 }
 
 /**

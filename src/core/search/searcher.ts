@@ -18,6 +18,8 @@ export interface SearchResult<E extends Entity = Entity> {
   entity: E;
   score: number;
   explain?: ScoreExplanation;
+  /** Where else the same text was found (see copies.ts): other documents' files and lines, or ids. */
+  copies?: string[];
 }
 
 export type SearchScope = IndexScope;

@@ -54,7 +54,8 @@ const SEARCH_STATS = `CREATE TABLE IF NOT EXISTS search_stats (
 // Sessions are searched turn by turn: one row per turn of each live
 // session, its stemmed terms in three columns (what was said, who said it,
 // what the turns either side said), indexed by FTS5 as search_docs is. The
-// time and conversation narrow a search without a join to the entities.
+// time and conversation narrow a search without a join to the entities; a
+// search within a time reads that time's turns by the (agent, time) index.
 const SESSION_TURNS = `CREATE TABLE IF NOT EXISTS session_turns (
   rowid INTEGER PRIMARY KEY,
   entity_id TEXT NOT NULL,
@@ -68,6 +69,7 @@ const SESSION_TURNS = `CREATE TABLE IF NOT EXISTS session_turns (
   context TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS session_turns_entity ON session_turns (entity_id);
+CREATE INDEX IF NOT EXISTS session_turns_time ON session_turns (agent_id, time);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts_session_turns USING fts5(
   text, speaker, context,
   content = 'session_turns', content_rowid = 'rowid', detail = column,

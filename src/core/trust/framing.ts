@@ -84,7 +84,12 @@ export interface QuoteOptions {
   shown?: string | undefined;
   /** The code the item cites changed or is gone: said on a line of its own before the quote. */
   stale?: StaleNote | undefined;
+  /** Other places the same text is in (see search/copies.ts): listed on the source line. */
+  copies?: readonly string[] | undefined;
 }
+
+/** How many of an item's copies its source line names; the rest are counted. */
+const COPIES_NAMED = 3;
 
 /**
  * "May be outdated: the code it cites changed (`src/app.ts:10-24`, on
@@ -123,12 +128,20 @@ function sourceLine(entity: Entity, options: QuoteOptions): string {
   if (entity.type === 'skill' && entity.status !== 'active') parts.push(entity.status);
   if (entity.type === 'profile' && entity.userId) parts.push(`of user ${quoteInline(entity.userId, 200)}`);
   if (where) parts.push(`from ${quoteInline(where, 200)}${under ? ` under ${quoteInline(under)}` : ''}`);
+  if (options.copies?.length) parts.push(copiesText(options.copies));
   if (tags.length) parts.push(`tags ${tags.map((tag) => quoteInline(tag)).join(', ')}`);
   // To the minute: enough to tell which of two notes is newer.
   parts.push(`written ${entity.updatedAt.slice(0, 16)}Z`);
   if (options.provenance) parts.push(provenanceText(options.provenance));
   if (options.score !== undefined) parts.push(`score ${options.score.toFixed(2)}`);
   return parts.join(' · ');
+}
+
+/** "also in `a.md:1`, `b.md:1` and 2 more places": where the same text is too. */
+function copiesText(copies: readonly string[]): string {
+  const named = copies.slice(0, COPIES_NAMED).map((place) => quoteInline(place, 200));
+  const more = copies.length - named.length;
+  return `also in ${named.join(', ')}${more ? ` and ${more} more ${more === 1 ? 'place' : 'places'}` : ''}`;
 }
 
 /** Whether an item holds text addressed to an AI, in its content or in anything its source line quotes. */

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 
 import type { ChatMessage } from '../../core/ai/provider';
-import type { RecallItem } from '../../core/recall/recall';
+import { type RecallItem, recallSources } from '../../core/recall/recall';
 import { quoteEntity, STORED_DATA_NOTICE } from '../../core/trust/framing';
 import { LanguageModelProvider } from '../ai/lm-provider';
 import { workingFiles } from '../anchors/folders';
@@ -22,7 +22,7 @@ const ASK_INSTRUCTIONS =
   'You answer questions about this workspace using only the numbered sources given (document excerpts and saved memories). Cite every claim with its source number and where it comes from, like [2] docs/setup.md:14 or [3] memory-abc123. If the sources do not contain the answer, say so plainly and suggest what to look for; never guess.';
 
 const RECALL_INSTRUCTIONS =
-  "You are Workspace Memory, the user's long-term memory for this workspace. Answer from the memory context given (the user's profile, saved memories, skills and document knowledge); cite the ids or paths you used, like [memory-abc123] or [docs/setup.md:14]. If the memory holds nothing relevant, say so and suggest saving the answer with /remember once it is known.";
+  "You are Workspace Memory, the user's long-term memory for this workspace. Answer from the memory context given (the user's profile, saved memories, skills, document knowledge and turns of past conversations); cite the ids or paths you used, like [memory-abc123] or [docs/setup.md:14]. If the memory holds nothing relevant, say so and suggest saving the answer with /remember once it is known.";
 
 /** A source as the model sees it: its number and where it lives, then its content quoted as data (see trust/framing.ts). */
 function sourceLine(index: number, item: RecallItem): string {
@@ -93,8 +93,7 @@ export const answerFromRecall: CommandHandler = async (context) => {
   const recalled = await services.use((memory) =>
     memory.recall(agentId, userId, request.prompt, { ...recallBudget(), files: workingFiles(request.references) }),
   );
-  for (const item of recalled.items) reply.reference(item.entity);
-  if (recalled.profile) reply.reference(recalled.profile);
+  for (const source of recallSources(recalled)) reply.reference(source);
   const memoryContext = recalled.formatted || 'The memory holds nothing relevant to this request.';
   await streamAnswer(context, [
     { role: 'system', content: RECALL_INSTRUCTIONS },

@@ -1,6 +1,8 @@
 /** /recall and /search: what the memory holds about the prompt, read-only. */
 import * as vscode from 'vscode';
 
+import { isFoundTurn } from '../../core/collections/search-all';
+import { recallSources } from '../../core/recall/recall';
 import { oneLine } from '../../core/text';
 import type { Entity } from '../../core/types';
 import { workingFiles } from '../anchors/folders';
@@ -34,8 +36,7 @@ export const recallCommand: CommandHandler = async (context) => {
     reply.markdown(leftOut);
     return;
   }
-  for (const item of result.items) reply.reference(item.entity);
-  if (result.profile) reply.reference(result.profile);
+  for (const source of recallSources(result)) reply.reference(source);
   reply.markdown(result.formatted);
   reply.markdown(
     `\n\n_${vscode.l10n.t('{0} items, about {1} tokens.', result.items.length, result.tokens)}${leftOut}_`,
@@ -47,7 +48,7 @@ function kindOf(entity: Entity): string {
   return 'category' in entity ? `${entity.type} · ${entity.category}` : entity.type;
 }
 
-/** /search <words>: memories, skills and document chunks, best first, each linked to where it lives. */
+/** /search <words>: memories, skills, document chunks and turns of past conversations, best first, each linked to where it lives. */
 export const searchCommand: CommandHandler = async (context) => {
   if (missingPrompt(context, vscode.l10n.t('Give words to search for, e.g. `/search docker compose`.'))) return;
   const { services, reply, request } = context;
@@ -61,12 +62,28 @@ export const searchCommand: CommandHandler = async (context) => {
     return;
   }
   reply.markdown(vscode.l10n.t('**{0} results** for "{1}":\n\n', results.length, escape(oneLine(request.prompt, 80))));
-  for (const { entity, score } of results) {
+  for (const found of results) {
+    if (isFoundTurn(found)) {
+      const { session, turn } = found.turn;
+      const where = { type: 'session' as const, id: session.id };
+      const when = turn.time ?? session.startedAt;
+      reply.markdown('- ');
+      reply.anchor(where, session.conversationId ?? session.id);
+      reply.markdown(
+        ` · ${[vscode.l10n.t('conversation'), when?.slice(0, 16).replace('T', ' '), found.score.toFixed(2)].filter(Boolean).join(' · ')}\n  ${escape(oneLine(`${turn.speaker}: ${turn.text}`, 200))}\n`,
+      );
+      reply.reference(where);
+      continue;
+    }
+    const { entity, score, copies } = found;
     const title =
       entity.type === 'knowledge' && entity.source ? `${entity.source}:${entity.startLine ?? 1}` : entity.id;
+    const also = copies?.length
+      ? ` · ${escape(vscode.l10n.t('also in {0}', copies.slice(0, 3).join(', ') + (copies.length > 3 ? ' …' : '')))}`
+      : '';
     reply.markdown('- ');
     reply.anchor(entity, title);
-    reply.markdown(` · ${kindOf(entity)} · ${score.toFixed(2)}\n  ${escape(oneLine(entity.content, 200))}\n`);
+    reply.markdown(` · ${kindOf(entity)} · ${score.toFixed(2)}${also}\n  ${escape(oneLine(entity.content, 200))}\n`);
     reply.reference(entity);
   }
 };

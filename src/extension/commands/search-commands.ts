@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 
+import { type Found, isFoundTurn } from '../../core/collections/search-all';
 import { cutAtWord, entityTitle } from '../../core/text';
 import type { Entity } from '../../core/types';
 import { recallBudget } from '../config';
@@ -15,7 +16,8 @@ const SEARCH_DELAY_MS = 120;
 const RESULTS = 30;
 
 interface ResultItem extends vscode.QuickPickItem {
-  entity: Entity;
+  /** What opens: the entity, or the session a turn was said in. */
+  entity: Pick<Entity, 'type' | 'id'>;
 }
 
 /** What the pick offers when nothing matched: a way forward instead of an empty box. */
@@ -32,7 +34,7 @@ function nothingMatched(query: string, agentId: string): ActionItem[] {
     {
       label: `$(info) ${vscode.l10n.t('Nothing matched “{0}”', query)}`,
       detail: vscode.l10n.t(
-        'Searched the memories and skills of agent {0}, shared skills and knowledge, and the synced workspace docs. Try fewer or other words.',
+        'Searched the memories, skills and past conversations of agent {0}, shared skills and knowledge, and the synced workspace docs. Try fewer or other words.',
         agentId,
       ),
       alwaysShow: true,
@@ -70,13 +72,51 @@ function pickLabels(entity: Entity): Pick<vscode.QuickPickItem, 'label' | 'detai
   };
 }
 
-/** A QuickPick that searches memories, skills and knowledge as the user types. */
+/** A result as a pick item: a memory, skill or chunk by its title; a turn by who said what, and when. */
+function resultItem(found: Found, button: vscode.QuickInputButton): ResultItem {
+  const common = {
+    buttons: [button],
+    // The store matched them by stems, synonyms and fields the quick pick's own filter would
+    // miss: show them all. (VS Code still lifts results whose title contains the typed text
+    // to the top; turning that off is proposed API only, microsoft/vscode#73904.)
+    alwaysShow: true,
+  };
+  if (isFoundTurn(found)) {
+    const { session, turn } = found.turn;
+    const { head, rest } = cutAtWord(turn.text.replace(/\s+/g, ' '), TITLE_LENGTH);
+    const when = turn.time ?? session.startedAt;
+    return {
+      ...common,
+      label: `$(${TYPE_INFO.session.icon}) ${turn.speaker}: ${head}`,
+      description: [
+        vscode.l10n.t('conversation'),
+        session.conversationId,
+        when?.slice(0, 16).replace('T', ' '),
+        found.score.toFixed(2),
+      ]
+        .filter(Boolean)
+        .join(' · '),
+      detail: rest ? cutAtWord(rest, DETAIL_LENGTH).head : undefined,
+      entity: { type: 'session', id: session.id },
+    };
+  }
+  const { entity, score, copies } = found;
+  const also = copies?.length ? ` · ${vscode.l10n.t('also in {0} more places', copies.length)}` : '';
+  return {
+    ...common,
+    ...pickLabels(entity),
+    description: `${entity.type} · ${entityDescription(entity)} · ${score.toFixed(2)}${also}`,
+    entity,
+  };
+}
+
+/** A QuickPick that searches memories, skills, knowledge and past conversations as the user types. */
 async function search(services: Services, options: { query?: string }): Promise<readonly ResultItem[]> {
   const memory = await services.memory();
   const { agentId, userId } = services.scope();
   const pick = vscode.window.createQuickPick<SearchItem>();
   pick.title = vscode.l10n.t('Search Memory');
-  pick.placeholder = vscode.l10n.t('Search memories, skills and workspace docs');
+  pick.placeholder = vscode.l10n.t('Search memories, skills, workspace docs and past conversations');
   pick.matchOnDescription = true;
   pick.matchOnDetail = true;
   const openToSide: vscode.QuickInputButton = {
@@ -102,16 +142,7 @@ async function search(services: Services, options: { query?: string }): Promise<
         pick.items = nothingMatched(query.trim(), agentId);
         return;
       }
-      pick.items = results.map(({ entity, score }) => ({
-        ...pickLabels(entity),
-        description: `${entity.type} · ${entityDescription(entity)} · ${score.toFixed(2)}`,
-        buttons: [openToSide],
-        // The store matched them by stems, synonyms and fields the quick pick's own filter would
-        // miss: show them all. (VS Code still lifts results whose title contains the typed text
-        // to the top; turning that off is proposed API only, microsoft/vscode#73904.)
-        alwaysShow: true,
-        entity,
-      }));
+      pick.items = results.map((found) => resultItem(found, openToSide));
     } catch (error) {
       services.reportError(vscode.l10n.t('Searching'), error);
     } finally {

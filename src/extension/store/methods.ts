@@ -20,13 +20,13 @@ import { constants as bufferConstants } from 'node:buffer';
 import { isNoSpace, writeFileAtomicSync } from '../../core/atomic-file';
 import { readBoundedSync } from '../../core/bounded-read';
 import type { CategorizedType } from '../../core/collections/groups';
+import { type Found, searchEverything } from '../../core/collections/search-all';
 import { MemoryError } from '../../core/errors';
 import { lazy } from '../../core/lazy';
 // A type only: erased, so the catalogue is still required on first use (below), not when the worker starts.
 import type * as CatalogueModule from '../../core/operations/catalogue';
 import type { OperationResult, OperationScope } from '../../core/operations/types';
 import { assertOutsideStore } from '../../core/paths';
-import type { SearchResult } from '../../core/search/searcher';
 import type { RestorePreview } from '../../core/snapshots/preview';
 
 type Catalogue = typeof CatalogueModule;
@@ -114,19 +114,12 @@ export function workerMethods(memory: Memory) {
     },
 
     /**
-     * Memories, skills and knowledge matching `query`, best first, without
-     * counting an access (this serves a picker that searches as you type).
+     * Memories, skills, knowledge and turns of past conversations matching
+     * `query`, best first, in one round trip and without counting an access
+     * (this serves a picker that searches as you type).
      */
-    async searchAll(agentId: string, userId: string | undefined, query: string, limit: number) {
-      const lists: SearchResult<Entity>[][] = await Promise.all([
-        memory.memories.search(agentId, userId, query, limit),
-        memory.skills.search(agentId, query, limit, { includeShared: true }),
-        memory.knowledge.search(agentId, query, limit, { includeShared: true }),
-      ]);
-      return lists
-        .flat()
-        .sort((a, b) => b.score - a.score)
-        .slice(0, limit);
+    async searchAll(agentId: string, userId: string | undefined, query: string, limit: number): Promise<Found[]> {
+      return searchEverything(memory, agentId, userId, query, limit);
     },
 
     /** Live memories or skills per category and user: the Collections view's groups. */

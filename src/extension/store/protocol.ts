@@ -21,6 +21,7 @@ export interface WorkerInit {
     | 'dedupThreshold'
     | 'workspaceFolders'
     | 'staleness'
+    | 'recallConversations'
     | 'teamFolder'
   >;
   /** How often to look for commits by other processes (the CLI, the MCP server). */

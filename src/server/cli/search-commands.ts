@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 
 import type { TurnHit } from '../../core/collections/sessions';
 import { MemoryError } from '../../core/errors';
-import { recallText, STALENESS_MODES, type StalenessMode } from '../../core/recall/recall';
+import { recallCollections, recallText, STALENESS_MODES, type StalenessMode } from '../../core/recall/recall';
 import type { SearchResult } from '../../core/search/searcher';
 import { oneLine } from '../../core/text';
 import { assertEntityType } from '../../core/validation';
@@ -22,7 +22,9 @@ import { counted, entityLine, inline, print, printError, printJson } from './out
 const SEARCHABLE = ['memory', 'skill', 'knowledge', 'session'] as const;
 
 function resultLine(result: SearchResult): string {
-  return `${result.score.toFixed(3)}  ${entityLine(result.entity)}`;
+  // Copies of the same text elsewhere (a README in several folders) are one result, their places listed.
+  const also = result.copies?.length ? `\n       also in ${result.copies.map(inline).join(', ')}` : '';
+  return `${result.score.toFixed(3)}  ${entityLine(result.entity)}${also}`;
 }
 
 /** A turn of a past conversation: its score, where it was said, by whom and when, and the words on one line. */
@@ -101,12 +103,15 @@ export function registerSearchCommands(program: Command): void {
     );
 
   withWorkspaceOption(withScopeOptions(withStoreOptions(program.command('recall <query>'))))
-    .description('the context a model would get for a query: profile, memories, skills and knowledge within a budget')
+    .description(
+      'the context a model would get for a query: profile, memories, skills, knowledge and turns of past conversations within a budget',
+    )
     .option('--max-items <n>', 'most items', parseInteger('--max-items'), 20)
     .option('--max-chars <n>', 'most characters', parseInteger('--max-chars'), 8000)
     .option('--max-tokens <n>', 'most tokens (estimated as characters / 4)', parseInteger('--max-tokens'))
     .option('--no-profile', 'leave the profile out')
     .option('--no-shared', 'leave shared skills and knowledge out')
+    .option('--no-conversations', 'leave the turns of past conversations out')
     .addOption(
       new Option(
         '--stale <mode>',
@@ -124,6 +129,7 @@ export function registerSearchCommands(program: Command): void {
           maxTokens?: number;
           profile: boolean;
           shared: boolean;
+          conversations: boolean;
           stale: StalenessMode;
           workspace?: string;
         },
@@ -137,12 +143,14 @@ export function registerSearchCommands(program: Command): void {
             includeSharedSkills: options.shared,
             includeSharedKnowledge: options.shared,
             staleness: options.stale,
+            ...(options.conversations ? {} : { collections: recallCollections(false) }),
           }),
         );
         if (options.json) return printJson(result);
         print(recallText(result, query));
+        const turns = result.turns.length ? ` and ${counted(result.turns.length, 'turn')} of past conversations` : '';
         printError(
-          `${counted(result.items.length, 'item')}, ${counted(result.chars, 'character')}, ~${counted(result.tokens, 'token')}`,
+          `${counted(result.items.length, 'item')}${turns}, ${counted(result.chars, 'character')}, ~${counted(result.tokens, 'token')}`,
         );
       },
     );
