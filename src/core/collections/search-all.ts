@@ -1,4 +1,4 @@
-import { TURN_WEIGHT } from '../recall/recall';
+import { TURN_WEIGHT } from '../recall/types';
 import type { SearchResult } from '../search/searcher';
 import type { Entity } from '../types';
 import type { AgentScopedCollection, MemoryCollection } from './searchable';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { REASONING_MODES } from '../reasoning/types';
 import { LIMITS } from '../validation';
 
 /** Argument schemas several operations share, so a field means the same thing everywhere. */
@@ -63,3 +64,17 @@ export const appliesTo = z
   .describe(
     'The files this is about, when it holds for a kind of file rather than specific lines: globs relative to the workspace folder, e.g. ["src/**/*.test.ts", "**/*.sql"] ("*.sql" matches only the top folder). It then comes up whenever those files are worked on.',
   );
+
+/** Reasoning and reranking with the host's model (see reasoning/types.ts): off unless asked. */
+export const reasoning = {
+  reasoning: z
+    .enum(REASONING_MODES)
+    .optional()
+    .describe(
+      'none (the default): search the words given. rewrite: the language model proposes better searches too. iterative: it searches step by step, noting evidence, for questions that need several facts. Slower; use when a plain search missed.',
+    ),
+  rerank: z
+    .boolean()
+    .optional()
+    .describe('Have the language model order the best candidates by how well they answer the query. Slower.'),
+};

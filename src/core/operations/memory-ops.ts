@@ -1,10 +1,17 @@
 import { z } from 'zod';
 
+import type { AiProvider } from '../ai/provider';
 import { MemoryError } from '../errors';
+import { reasonedSearch } from '../reasoning/reason';
+import { wantsReasoning } from '../reasoning/settings';
+import type { ReasoningOptions } from '../reasoning/types';
+import { NO_MODEL } from '../recall/reasoned';
 import { recallCollections, recallText } from '../recall/recall';
+import type { RecallReasoning } from '../recall/types';
+import type { SearchResult } from '../search/searcher';
 import { MEMORY_CATEGORIES, type MemoryEntity } from '../types';
-import { appliesTo, citations, content, entityId, limit, query, tags } from './fields';
-import { counted, historyLine, quotedResult, storedText, withStaleness } from './render';
+import { appliesTo, citations, content, entityId, limit, query, reasoning, tags } from './fields';
+import { counted, historyLine, quotedResult, reasoningLine, storedText, withStaleness } from './render';
 import { inScope, notInScope, requireMemoryInScope } from './scope';
 import { defineOperation, EVERY_SURFACE } from './types';
 
@@ -13,6 +20,24 @@ const category = z
   .describe(
     'fact (the default for a new memory): how things are; decision: a choice made and why; issue: a known problem; task: work to do; correction: the user corrected a mistake.',
   );
+
+/** Memories found with the model's help (see reasoning/reason.ts), in the order it gave. */
+async function reasonedMemories(
+  search: (query: string, limit: number) => Promise<SearchResult<MemoryEntity>[]>,
+  query: string,
+  count: number,
+  options: ReasoningOptions & { ai: AiProvider | undefined },
+): Promise<{ found: SearchResult<MemoryEntity>[]; reasoned: RecallReasoning }> {
+  const hits = async (text: string, depth: number) =>
+    (await search(text, depth)).map((result) => ({
+      id: result.entity.id,
+      text: result.entity.content,
+      score: result.score,
+      result,
+    }));
+  const { results, ...reasoned } = await reasonedSearch(options.ai ?? NO_MODEL, hits, query, count, options);
+  return { found: results.map((hit) => hit.result), reasoned };
+}
 
 function savedLine(entity: MemoryEntity, deduplicated: boolean): string {
   return deduplicated
@@ -58,21 +83,26 @@ export const memorySearch = defineOperation({
   title: 'Search memories',
   description:
     "Searches this workspace's saved memories (facts, decisions, issues, tasks, corrections) by keywords or a question, best match first. Use it to check what is already known before answering or before saving something new, or to find the id of a memory to update or forget. Returns each memory's content, category, tags, id and relevance score.",
-  input: z.strictObject({ query, limit: limit(10) }),
+  input: z.strictObject({ query, limit: limit(10), ...reasoning }),
   effect: 'read',
   surfaces: EVERY_SURFACE,
-  async run({ store, scope }, args) {
-    const results = await withStaleness(
-      store,
-      await store.memories.search(scope.agentId, scope.userId, args.query, args.limit),
-    );
-    const text = results.length
+  async run({ store, scope, ai, signal }, args) {
+    const search = (text: string, depth: number) => store.memories.search(scope.agentId, scope.userId, text, depth);
+    const { found, reasoned } = wantsReasoning(args)
+      ? await reasonedMemories(search, args.query, args.limit, { ...args, ai, signal })
+      : { found: await search(args.query, args.limit), reasoned: undefined };
+    const results = await withStaleness(store, found);
+    const summary = results.length
       ? storedText(
           `${counted(results.length, 'memory', 'memories')} for "${args.query}":`,
           results.map((r) => quotedResult(r.entity, r.score, undefined, r.stale)),
         )
       : `No memories match "${args.query}".`;
-    return { text, data: { results } };
+    const note = reasoningLine(reasoned);
+    return {
+      text: note ? `${summary}\n\n${note}` : summary,
+      data: { results, ...(reasoned ? { reasoning: reasoned } : {}) },
+    };
   },
 });
 
@@ -96,16 +126,20 @@ export const memoryRecall = defineOperation({
       .boolean()
       .optional()
       .describe('Whether to include turns of past conversations (default: yes, unless this workspace turned it off).'),
+    ...reasoning,
   }),
   effect: 'read',
   surfaces: EVERY_SURFACE,
-  async run({ store, scope }, args) {
+  async run({ store, scope, ai, signal }, args) {
     const result = await store.recall(scope.agentId, scope.userId, args.query, {
       maxTokens: args.budget,
       maxItems: args.maxItems,
       ...(args.conversations === undefined ? {} : { collections: recallCollections(args.conversations) }),
+      ...(wantsReasoning(args) ? { reasoning: args.reasoning, rerank: args.rerank, ai, signal } : {}),
     });
-    return { text: recallText(result, args.query), data: { ...result } };
+    const note = reasoningLine(result.reasoning);
+    const text = recallText(result, args.query);
+    return { text: note ? `${text}\n\n${note}` : text, data: { ...result } };
   },
 });
 

@@ -1,4 +1,5 @@
 import type { StaleNote } from '../anchors/staleness';
+import type { RecallReasoning } from '../recall/types';
 import {
   INSTRUCTION_WARNING,
   isFlagged,
@@ -63,4 +64,19 @@ export function historyLine(entry: HistoryEntry): string {
   if (!entity) return `${head}: deleted`;
   const warning = isFlagged(entity, { provenance: commit.by }) ? ` ${INSTRUCTION_WARNING}` : '';
   return `${head}: ${quoteInline(entity.content, 300)}${warning}`;
+}
+
+/**
+ * What the model did for a search or recall that asked for reasoning, in a
+ * line: the strategy and the searches it ran, or why plain search answered.
+ */
+export function reasoningLine(reasoning: RecallReasoning | undefined): string {
+  if (!reasoning) return '';
+  const { strategy, steps, degraded } = reasoning;
+  const asked = [strategy.reasoning !== 'none' ? strategy.reasoning : undefined, strategy.rerank ? 'rerank' : undefined]
+    .filter(Boolean)
+    .join(' and ');
+  if (degraded) return `(Plain search answered; ${asked} was skipped: ${degraded.reason})`;
+  const searches = steps.reduce((sum, step) => sum + step.queries.length, 0);
+  return `(Reasoning: ${asked}; ${counted(searches, 'search', 'searches')} run.)`;
 }

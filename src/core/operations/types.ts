@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 
+import type { AiProvider } from '../ai/provider';
 import type { Memory } from '../memory';
 
 /**
@@ -41,6 +42,14 @@ export interface OperationScope {
 export interface OperationContext {
   store: OperationStore;
   scope: OperationScope;
+  /**
+   * The host's language model, for operations that can use one when asked
+   * (reasoning, reranking): VS Code's chat model, or the CLI's and MCP
+   * server's OpenAI-compatible endpoint. Without one, they answer plainly and say so.
+   */
+  ai?: AiProvider;
+  /** Cancels an operation's model calls. */
+  signal?: AbortSignal;
 }
 
 export interface OperationResult {

@@ -50,10 +50,31 @@ export class Embeddings {
   async forBodies(bodies: readonly VersionBody[]): Promise<(Float32Array | undefined)[]> {
     if (bodies.length === 0) return [];
     try {
-      return await this.embedder.embed(bodies.map(embeddingText));
+      const vectors = await this.embedder.embed(bodies.map(embeddingText));
+      this.checkSize(vectors);
+      return vectors;
     } catch (error) {
       this.warn(`Saved without embeddings (run a backfill later): ${(error as Error).message}`);
       return bodies.map(() => undefined);
+    }
+  }
+
+  /**
+   * Refuses vectors that cannot be compared with the stored ones: of another
+   * size than theirs (the model changed under the same name), or all zero.
+   */
+  checkSize(vectors: readonly Float32Array[]): void {
+    const stored = this.vectors.dimensions(this.model);
+    for (const vector of vectors) {
+      if (stored !== undefined && vector.length !== stored) {
+        throw new MemoryError(
+          'AI_UNAVAILABLE',
+          `The embedder returned vectors of ${vector.length} dimensions; those stored for model "${this.model}" have ${stored}. Another model answers under that name: name the model it is (WORKSPACE_MEMORY_EMBED_MODEL) and run a backfill to embed everything again.`,
+        );
+      }
+      if (!vector.some((value) => value !== 0)) {
+        throw new MemoryError('AI_UNAVAILABLE', 'The embedder returned a vector of zeros, which matches nothing.');
+      }
     }
   }
 
@@ -92,6 +113,7 @@ export class Embeddings {
           batch.map((item) => item.text),
           options.signal,
         );
+        this.checkSize(vectors);
       } catch (error) {
         if (options.signal?.aborted) break;
         throw error;
@@ -134,15 +156,20 @@ export class HybridSearch {
     let queryVector: Float32Array | undefined;
     try {
       [queryVector] = await this.embeddings.embedder.embed([query]);
+      if (queryVector) this.embeddings.checkSize([queryVector]);
     } catch (error) {
+      queryVector = undefined;
       if (error instanceof MemoryError && error.code === 'CANCELLED') throw error;
       this.warn(`Searched by keywords only: ${(error as Error).message}`);
     }
-    if (!queryVector)
-      return lexical
+    const keywordsOnly = () =>
+      lexical
         .slice(0, limit)
         .map((result) => (options.explain ? result : { entity: result.entity, score: result.score }));
+    if (!queryVector) return keywordsOnly();
     const semantic = this.vectors.nearest(scope, this.embeddings.model, queryVector, depth);
+    // No vector in scope yet (before the first backfill): the keyword list as it is, not fused with nothing.
+    if (semantic.length === 0) return keywordsOnly();
     return this.fuse(lexical, semantic, limit, options.explain ?? false);
   }
 

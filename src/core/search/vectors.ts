@@ -93,6 +93,19 @@ export class VectorIndex {
     );
   }
 
+  /**
+   * How many dimensions `model`'s stored vectors have (the most common, should
+   * they differ); undefined when none is stored. A vector of another size
+   * cannot be compared with them: the embedder changed under the same name.
+   */
+  dimensions(model: string): number | undefined {
+    const row = this.db.get(
+      'SELECT dims FROM vectors WHERE model = ? GROUP BY dims ORDER BY count(*) DESC LIMIT 1',
+      model,
+    );
+    return row === undefined ? undefined : Number(row.dims);
+  }
+
   /** The `k` entities in scope whose current version's vector is most similar to `query`. */
   nearest(scope: IndexScope, model: string, query: Float32Array, k: number): VectorHit[] {
     const generation = this.generation();

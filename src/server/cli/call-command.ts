@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { MemoryError } from '../../core/errors';
 import { jsonSchemaOf, operationsFor, runOperation } from '../../core/operations';
 import {
+  chatIfConfigured,
   parseJsonObject,
   readStdin,
   type ScopeOptions,
@@ -62,7 +63,12 @@ export function registerCallCommand(program: Command): void {
       if (!name) throw new MemoryError('INVALID_INPUT', 'Name an operation, or use --list to see them.');
       const args = text === undefined ? {} : parseJsonObject('The arguments', text === '-' ? await readStdin() : text);
       const result = await withMemory(options, (memory) =>
-        runOperation({ store: memory, scope: { agentId: options.agent, userId: options.user } }, name, args, 'cli'),
+        runOperation(
+          { store: memory, scope: { agentId: options.agent, userId: options.user }, ai: chatIfConfigured() },
+          name,
+          args,
+          'cli',
+        ),
       );
       if (options.json) printJson(result.data);
       else print(result.text);

@@ -284,6 +284,16 @@ export function embedderFromEnvironment(): OpenAiCompatibleEmbedder | undefined 
 }
 
 /**
+ * The chat model reasoning and reranking use when a search or recall asks
+ * for them (`call`, the MCP server): the one chatFromEnvironment names, or
+ * none when neither variable is set (those requests then answer plainly and say so).
+ */
+export function chatIfConfigured(): OpenAiCompatibleChat | undefined {
+  if (!process.env.WORKSPACE_MEMORY_CHAT_URL && !process.env.WORKSPACE_MEMORY_CHAT_MODEL) return undefined;
+  return chatFromEnvironment('Reasoning');
+}
+
+/**
  * The chat model of the AI commands (`rag query --answer`, `mine`,
  * `consolidate`): an OpenAI-compatible endpoint named by
  * WORKSPACE_MEMORY_CHAT_URL and WORKSPACE_MEMORY_CHAT_MODEL

@@ -2,11 +2,15 @@ import { type Command, Option } from 'commander';
 
 import type { TurnHit } from '../../core/collections/sessions';
 import { MemoryError } from '../../core/errors';
+import { reasoningLine } from '../../core/operations/render';
+import { wantsReasoning } from '../../core/reasoning/settings';
+import { REASONING_MODES, type ReasoningMode } from '../../core/reasoning/types';
 import { recallCollections, recallText, STALENESS_MODES, type StalenessMode } from '../../core/recall/recall';
 import type { SearchResult } from '../../core/search/searcher';
 import { oneLine } from '../../core/text';
 import { assertEntityType } from '../../core/validation';
 import {
+  chatIfConfigured,
   type GlobalOptions,
   interruptible,
   parseInteger,
@@ -114,6 +118,15 @@ export function registerSearchCommands(program: Command): void {
     .option('--no-conversations', 'leave the turns of past conversations out')
     .addOption(
       new Option(
+        '--reasoning <mode>',
+        'have the chat model (WORKSPACE_MEMORY_CHAT_URL, _MODEL) rewrite the query or search step by step',
+      )
+        .choices(REASONING_MODES)
+        .default('none'),
+    )
+    .option('--rerank', 'have the chat model order the best candidates', false)
+    .addOption(
+      new Option(
         '--stale <mode>',
         'memories and skills whose cited code changed or is gone: mark them, exclude them or ignore it',
       )
@@ -130,21 +143,29 @@ export function registerSearchCommands(program: Command): void {
           profile: boolean;
           shared: boolean;
           conversations: boolean;
+          reasoning: ReasoningMode;
+          rerank: boolean;
           stale: StalenessMode;
           workspace?: string;
         },
       ) => {
-        const result = await withMemory(options, (memory) =>
-          memory.recall(options.agent, options.user, query, {
-            maxItems: options.maxItems,
-            maxChars: options.maxChars,
-            maxTokens: options.maxTokens,
-            includeProfile: options.profile,
-            includeSharedSkills: options.shared,
-            includeSharedKnowledge: options.shared,
-            staleness: options.stale,
-            ...(options.conversations ? {} : { collections: recallCollections(false) }),
-          }),
+        const reasoned = wantsReasoning(options);
+        const result = await interruptible((signal) =>
+          withMemory(options, (memory) =>
+            memory.recall(options.agent, options.user, query, {
+              maxItems: options.maxItems,
+              maxChars: options.maxChars,
+              maxTokens: options.maxTokens,
+              includeProfile: options.profile,
+              includeSharedSkills: options.shared,
+              includeSharedKnowledge: options.shared,
+              staleness: options.stale,
+              ...(options.conversations ? {} : { collections: recallCollections(false) }),
+              ...(reasoned
+                ? { reasoning: options.reasoning, rerank: options.rerank, ai: chatIfConfigured(), signal }
+                : {}),
+            }),
+          ),
         );
         if (options.json) return printJson(result);
         print(recallText(result, query));
@@ -152,6 +173,7 @@ export function registerSearchCommands(program: Command): void {
         printError(
           `${counted(result.items.length, 'item')}${turns}, ${counted(result.chars, 'character')}, ~${counted(result.tokens, 'token')}`,
         );
+        if (result.reasoning) printError(reasoningLine(result.reasoning));
       },
     );
 

@@ -7,6 +7,7 @@ import {
   type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
 
+import type { AiProvider } from '../../core/ai/provider';
 import {
   jsonSchemaOf,
   type OperationScope,
@@ -29,6 +30,8 @@ export interface McpServerInfo {
    * must not see other agents' data.
    */
   surface?: Extract<OperationSurface, 'mcp' | 'tool'>;
+  /** The model search and recall reason with when a client asks (see OperationContext.ai). */
+  ai?: AiProvider;
 }
 
 const INSTRUCTIONS =
@@ -74,13 +77,18 @@ export function createMcpServer(store: OperationStore, scope: OperationScope, in
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     try {
       // Every write records the client that made it, by the name and version it gave when it connected.
       const client = server.getClientVersion();
       const writer = { kind: 'mcp', name: client?.name, version: client?.version, tool: request.params.name } as const;
       const result = await withProvenance(writer, () =>
-        runOperation({ store, scope }, request.params.name, request.params.arguments, surface),
+        runOperation(
+          { store, scope, ai: info.ai, signal: extra.signal },
+          request.params.name,
+          request.params.arguments,
+          surface,
+        ),
       );
       return { content: [{ type: 'text', text: result.text }], structuredContent: result.data };
     } catch (error) {

@@ -6,6 +6,7 @@ import type { Team } from '../../core/team/team';
 import type { ReviewMode } from '../../core/trust/review-policy';
 import { assertId, assertOptionalId } from '../../core/validation';
 import {
+  chatIfConfigured,
   embedderFromEnvironment,
   secretPolicyFromEnvironment,
   teamFolderOf,
@@ -119,6 +120,7 @@ export async function serveStdio(options: StdioServeOptions): Promise<void> {
   const server = createMcpServer(memory, options.scope, {
     version: options.version,
     surface: options.scopedOnly ? 'tool' : 'mcp',
+    ai: chatIfConfigured(),
   });
   // What the SDK's Protocol cannot act on (a reply to no request, a failing notification) is logged, not lost.
   server.onerror = (error) => logToStderr(`error: ${error.message}`);
