@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 
+import type { AiProvider } from '../core/ai/provider';
 import { isMemoryError, MemoryError } from '../core/errors';
 import type { Provenance } from '../core/provenance';
 import { STALENESS_MODES, type StalenessMode } from '../core/recall/recall';
@@ -33,7 +34,9 @@ export interface Services {
   /** The store, opened on first use; rejects with a clear error if it cannot be opened. Writes as the person using VS Code. */
   memory(): Promise<RemoteMemory>;
   /** The store as seen by another writer (Copilot through a tool): every commit made through it records `provenance`. */
-  memoryAs(provenance: Provenance): Promise<RemoteMemory>;
+  memoryAs(provenance: Provenance, model?: AiProvider): Promise<RemoteMemory>;
+  /** The store for calls that may ask `model` (recall and the tools' operations, when reasoning is asked for). */
+  memoryWithModel(model: AiProvider): Promise<RemoteMemory>;
   /** Runs `work` on the store once it is open: `services.use((memory) => memory.stats())`. */
   use<T>(work: (memory: RemoteMemory) => Promise<T>): Promise<T>;
   /** Runs a long operation in the store's worker, with progress reports and cancellation. */
@@ -159,8 +162,12 @@ export class StoreService implements Services, vscode.Disposable {
     return (await this.client()).memory;
   }
 
-  async memoryAs(provenance: Provenance): Promise<RemoteMemory> {
-    return (await this.client()).as(provenance);
+  async memoryAs(provenance: Provenance, model?: AiProvider): Promise<RemoteMemory> {
+    return (await this.client()).view({ as: provenance, ...(model ? { model } : {}) });
+  }
+
+  async memoryWithModel(model: AiProvider): Promise<RemoteMemory> {
+    return (await this.client()).view({ model });
   }
 
   async use<T>(work: (memory: RemoteMemory) => Promise<T>): Promise<T> {

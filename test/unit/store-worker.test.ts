@@ -3,9 +3,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { isFoundTurn } from '../../src/core/collections/search-all';
-import { isMemoryError } from '../../src/core/errors';
+import { isMemoryError, MemoryError } from '../../src/core/errors';
 import { Memory } from '../../src/core/memory';
 import { type StoreChange, StoreClient } from '../../src/extension/store/client';
+import { FakeAi, json } from './fake-ai';
 import { rejectsWith, tempDir } from './helpers';
 
 // The worker runs the bundled script, as it does inside VS Code (`npm test` builds it first).
@@ -46,6 +47,68 @@ describe('store worker', () => {
       await cached.close();
       fs.rmSync(cacheDir, { recursive: true, force: true });
     }
+  });
+
+  describe('the host’s model, asked from the worker', () => {
+    beforeEach(async () => {
+      await client.memory.memories.save('agent', undefined, { content: 'We deploy with docker compose on staging.' });
+      await client.memory.memories.save('agent', undefined, { content: 'The VPN config lives in ops/vpn.conf.' });
+    });
+
+    it('recall reasons with the model of the view it is called through, asked by message', async () => {
+      const ai = new FakeAi([json({ queries: ['vpn config'] })]);
+      const result = await client
+        .view({ model: ai })
+        .recall('agent', undefined, 'reach the staging network', { reasoning: 'rewrite' });
+      assert.equal(ai.requests.length, 1);
+      assert.match(ai.lastMessage(0), /reach the staging network/);
+      assert.deepEqual(result.items.map((item) => item.entity.content).sort(), [
+        'The VPN config lives in ops/vpn.conf.',
+        'We deploy with docker compose on staging.',
+      ]);
+      assert.equal(result.reasoning?.degraded, undefined);
+    });
+
+    it('the tools’ operations too, and a call that asks nothing costs no model call', async () => {
+      const ai = new FakeAi([json({ order: [2, 1] })]);
+      const view = client.view({ model: ai });
+      const plain = await view.worker.operation('memory_search', { agentId: 'agent' }, { query: 'staging vpn' });
+      assert.equal(ai.requests.length, 0);
+      const reranked = await view.worker.operation(
+        'memory_search',
+        { agentId: 'agent' },
+        { query: 'staging vpn', rerank: true },
+      );
+      assert.equal(ai.requests.length, 1);
+      const order = (result: { data: Record<string, unknown> }) =>
+        (result.data.results as { entity: { id: string } }[]).map((r) => r.entity.id);
+      assert.deepEqual(order(reranked), [...order(plain)].reverse());
+    });
+
+    it('a model that fails on the host: plain recall answers, with the host’s reason', async () => {
+      const failing = {
+        chat: () => Promise.reject(new MemoryError('AI_UNAVAILABLE', 'No language model is available: sign in.')),
+      };
+      const result = await client.view({ model: failing }).recall('agent', undefined, 'staging vpn', { rerank: true });
+      assert.equal(result.items.length, 2);
+      assert.equal(result.reasoning?.degraded?.cause, 'unavailable');
+      assert.match(result.reasoning.degraded.reason, /No language model is available: sign in\./);
+    });
+
+    it('the model is told the reply’s token bound, and a call without a model view cannot ask one', async () => {
+      const ai = new FakeAi([json({ queries: ['vpn'] })]);
+      const seen: (number | undefined)[] = [];
+      const recording = {
+        chat: (messages: Parameters<FakeAi['chat']>[0], options?: { maxTokens?: number; signal?: AbortSignal }) => {
+          seen.push(options?.maxTokens);
+          return ai.chat(messages, options);
+        },
+      };
+      await client.view({ model: recording }).recall('agent', undefined, 'staging', { reasoning: 'rewrite' });
+      assert.deepEqual(seen, [512]);
+      const without = await client.memory.recall('agent', undefined, 'staging', { reasoning: 'rewrite' });
+      assert.equal(without.reasoning?.degraded?.cause, 'unavailable');
+    });
   });
 
   it('runs the facade in the worker with the core types', async () => {

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 
-import type { AiProvider, ChatMessage } from '../../core/ai/provider';
+import type { AiProvider, ChatMessage, ChatOptions } from '../../core/ai/provider';
 import { MemoryError } from '../../core/errors';
 import { SECTION } from '../config';
 
@@ -16,6 +16,12 @@ export interface StreamOptions {
   signal?: AbortSignal;
   /** Called with each piece of text as the model produces it. */
   onText?: (text: string) => void;
+  /**
+   * Most tokens of the answer. vscode.lm takes no such limit for every
+   * vendor, so the answer is read only this far (estimated as 4 characters a
+   * token) and the request then cancelled: the caller gets what came, cut.
+   */
+  maxTokens?: number;
 }
 
 /**
@@ -79,13 +85,14 @@ export class LanguageModelProvider implements AiProvider {
     return this.model.name || this.model.id;
   }
 
-  chat(messages: readonly ChatMessage[], options: { signal?: AbortSignal } = {}): Promise<string> {
-    return this.stream(messages, { signal: options.signal });
+  chat(messages: readonly ChatMessage[], options: ChatOptions = {}): Promise<string> {
+    return this.stream(messages, options);
   }
 
   /** Sends `messages` and collects the answer, passing each piece to `onText` as it arrives. */
   async stream(messages: readonly ChatMessage[], options: StreamOptions = {}): Promise<string> {
     const { signal, onText } = options;
+    const maxChars = options.maxTokens === undefined ? Infinity : options.maxTokens * 4;
     if (signal?.aborted) throw new MemoryError('CANCELLED', 'Cancelled.');
     // vscode.lm cancels with a token; the core cancels with a signal.
     const source = new vscode.CancellationTokenSource();
@@ -101,6 +108,10 @@ export class LanguageModelProvider implements AiProvider {
       for await (const piece of response.text) {
         text += piece;
         onText?.(piece);
+        if (text.length >= maxChars) {
+          source.cancel();
+          return text.slice(0, maxChars);
+        }
       }
       if (signal?.aborted) throw new MemoryError('CANCELLED', 'Cancelled.');
       return text;

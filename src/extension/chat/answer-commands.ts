@@ -8,10 +8,10 @@ import type { ChatMessage } from '../../core/ai/provider';
 import { type RecallItem, recallSources } from '../../core/recall/recall';
 import { quoteEntity, STORED_DATA_NOTICE } from '../../core/trust/framing';
 import { LanguageModelProvider } from '../ai/lm-provider';
-import { workingFiles } from '../anchors/folders';
-import { recallBudget } from '../config';
+import { reasoningNote } from '../ai/reasoning';
 import { type CommandContext, type CommandHandler, missingPrompt } from './command';
 import { historyMessages } from './conversation';
+import { recallForRequest } from './recall-request';
 
 /** Document chunks /ask reads. */
 const ASK_CHUNKS = 6;
@@ -50,15 +50,13 @@ export const ask: CommandHandler = async (context) => {
   const { services, reply, request } = context;
   reply.progress(vscode.l10n.t('Reading the documents and memory…'));
   const memory = await services.memory();
-  const { agentId, userId } = services.scope();
+  const { agentId } = services.scope();
   const [documents, recalled] = await Promise.all([
     memory.rag.query(agentId, request.prompt, { limit: ASK_CHUNKS }),
-    memory.recall(agentId, userId, request.prompt, {
-      ...recallBudget(),
-      collections: ['memories', 'skills'],
-      files: workingFiles(request.references),
-    }),
+    recallForRequest(context, { collections: ['memories', 'skills'] }),
   ]);
+  const note = reasoningNote(recalled.reasoning);
+  if (note) reply.progress(note);
   const sources: RecallItem[] = [
     ...documents.chunks.map((chunk): RecallItem => ({
       collection: 'knowledge',
@@ -87,12 +85,11 @@ export const ask: CommandHandler = async (context) => {
 /** A prompt without a command: answered from recall (profile, memories, skills, knowledge). */
 export const answerFromRecall: CommandHandler = async (context) => {
   if (missingPrompt(context, vscode.l10n.t('Ask me about this workspace, or type `/` to see what I can do.'))) return;
-  const { services, reply, request } = context;
+  const { reply, request } = context;
   reply.progress(vscode.l10n.t('Recalling…'));
-  const { agentId, userId } = services.scope();
-  const recalled = await services.use((memory) =>
-    memory.recall(agentId, userId, request.prompt, { ...recallBudget(), files: workingFiles(request.references) }),
-  );
+  const recalled = await recallForRequest(context);
+  const note = reasoningNote(recalled.reasoning);
+  if (note) reply.progress(note);
   for (const source of recallSources(recalled)) reply.reference(source);
   const memoryContext = recalled.formatted || 'The memory holds nothing relevant to this request.';
   await streamAnswer(context, [

@@ -5,9 +5,9 @@ import { isFoundTurn } from '../../core/collections/search-all';
 import { recallSources } from '../../core/recall/recall';
 import { oneLine } from '../../core/text';
 import type { Entity } from '../../core/types';
-import { workingFiles } from '../anchors/folders';
-import { recallBudget } from '../config';
+import { reasoningNote } from '../ai/reasoning';
 import { type CommandHandler, missingPrompt } from './command';
+import { recallForRequest } from './recall-request';
 import { escape } from './reply';
 
 const SEARCH_LIMIT = 10;
@@ -15,12 +15,10 @@ const SEARCH_LIMIT = 10;
 /** /recall <topic>: the context an agent would get for the topic, with each item cited. */
 export const recallCommand: CommandHandler = async (context) => {
   if (missingPrompt(context, vscode.l10n.t('Give a topic to recall, e.g. `/recall deploying the api`.'))) return;
-  const { services, reply, request } = context;
+  const { reply, request } = context;
   reply.progress(vscode.l10n.t('Recalling…'));
-  const { agentId, userId } = services.scope();
-  const result = await services.use((memory) =>
-    memory.recall(agentId, userId, request.prompt, { ...recallBudget(), files: workingFiles(request.references) }),
-  );
+  const result = await recallForRequest(context);
+  const note = reasoningNote(result.reasoning);
   const leftOut = result.leftOut
     ? ' ' +
       vscode.l10n.t('{0} more matching items did not fit the budget (workspaceMemory.recall.maxChars).', result.leftOut)
@@ -34,12 +32,13 @@ export const recallCommand: CommandHandler = async (context) => {
         ),
     );
     reply.markdown(leftOut);
+    if (note) reply.markdown(`\n\n_${note}_`);
     return;
   }
   for (const source of recallSources(result)) reply.reference(source);
   reply.markdown(result.formatted);
   reply.markdown(
-    `\n\n_${vscode.l10n.t('{0} items, about {1} tokens.', result.items.length, result.tokens)}${leftOut}_`,
+    `\n\n_${vscode.l10n.t('{0} items, about {1} tokens.', result.items.length + result.turns.length, result.tokens)}${leftOut}${note ? ` ${note}` : ''}_`,
   );
 };
 

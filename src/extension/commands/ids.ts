@@ -24,6 +24,8 @@ export const COMMANDS = {
   openWalkthrough: 'workspaceMemory.openWalkthrough',
   export: 'workspaceMemory.export',
   import: 'workspaceMemory.import',
+  importFromTools: 'workspaceMemory.importFromTools',
+  exportToTools: 'workspaceMemory.exportToTools',
   verify: 'workspaceMemory.verify',
   showStats: 'workspaceMemory.showStats',
   syncDocs: 'workspaceMemory.syncDocs',

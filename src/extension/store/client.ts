@@ -7,6 +7,7 @@
 import type { HeapInfo } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 
+import type { AiProvider } from '../../core/ai/provider';
 import { MemoryError } from '../../core/errors';
 import type { Memory } from '../../core/memory';
 import { currentProvenance, type Provenance } from '../../core/provenance';
@@ -15,10 +16,12 @@ import {
   type ChangeOrigin,
   type FacadeMethod,
   isNamespace,
+  modelOptionsIndex,
   type Namespace,
   type Request,
   type Response,
-  type SerializedError,
+  reviveError,
+  serializeError,
   type TaskMethod,
   type WorkerInit,
 } from './protocol';
@@ -65,6 +68,14 @@ interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
   onProgress?: (value: unknown) => void;
+  /** The model this call's questions go to (see StoreClient.view), and the questions being answered. */
+  model?: { provider: AiProvider; asks: Map<number, AbortController> };
+}
+
+/** How a view of the store calls it: as which writer, and with which model for the calls that can ask one. */
+export interface ViewOptions {
+  as?: Provenance;
+  model?: AiProvider;
 }
 
 /**
@@ -77,11 +88,12 @@ interface Pending {
  */
 const YOUNG_GENERATION_MB = 8;
 
-function revive(error: SerializedError): Error {
-  if (error.code) return new MemoryError(error.code, error.message);
-  const revived = new Error(error.message);
-  revived.name = error.name;
-  return revived;
+/** The arguments with an options object at `index` (the caller's, or an empty one), which the worker adds the model to. */
+function withOptionsAt(args: readonly unknown[], index: number): unknown[] {
+  const padded = [...args];
+  while (padded.length <= index) padded.push(undefined);
+  padded[index] ??= {};
+  return padded.slice(0, index + 1);
 }
 
 export class StoreClient {
@@ -128,7 +140,7 @@ export class StoreClient {
             compileCache,
           };
           finish();
-        } else if (message.kind === 'failed') finish(revive(message.error));
+        } else if (message.kind === 'failed') finish(reviveError(message.error));
       };
       // The thread died (out of memory, an uncaught exception): a crash, as is an exit, unlike a
       // store that refused to open, which the worker reports as 'failed'.
@@ -153,17 +165,19 @@ export class StoreClient {
   }
 
   /** Calls `method` ("memories.save", "stats", "worker.searchAll"…) in the worker. */
-  call<T>(method: string, args: unknown[], as?: Provenance): Promise<T> {
-    return this.send(method, args, false, {}, as) as Promise<T>;
+  call<T>(method: string, args: unknown[], view: ViewOptions = {}): Promise<T> {
+    return this.send(method, args, false, {}, view) as Promise<T>;
   }
 
   /**
-   * The store as seen by one writer: every commit made through the returned
-   * proxy records `provenance` (Copilot through a tool, with its model and
-   * chat). The client's own `memory` writes as the person using VS Code.
+   * The store as seen by one writer, or with one model: every commit made
+   * through the returned proxy records `as` (Copilot through a tool, with
+   * its model and chat), and the calls that can reason (MODEL_METHODS) ask
+   * `model`, here on the host, where vscode.lm is. The client's own
+   * `memory` writes as the person using VS Code and asks no model.
    */
-  as(provenance: Provenance): RemoteMemory {
-    return this.proxy(provenance);
+  view(options: ViewOptions): RemoteMemory {
+    return this.proxy(options);
   }
 
   /**
@@ -205,29 +219,48 @@ export class StoreClient {
     args: unknown[],
     task: boolean,
     options: TaskOptions<unknown> = {},
-    as?: Provenance,
+    view: ViewOptions = {},
   ): Promise<unknown> {
     if (this.closed) {
       return Promise.reject(this.exitError ?? new MemoryError('STORE_CLOSED', 'The store is closed.'));
     }
     if (options.signal?.aborted) return Promise.reject(new MemoryError('CANCELLED', 'Cancelled.'));
     const id = this.nextId++;
+    const optionsAt = view.model ? modelOptionsIndex(method) : undefined;
+    const asking = optionsAt !== undefined;
     return new Promise((resolve, reject) => {
       const cancel = () => this.worker.postMessage({ kind: 'cancel', id } satisfies Request);
       options.signal?.addEventListener('abort', cancel, { once: true });
+      const model = asking ? { provider: view.model!, asks: new Map<number, AbortController>() } : undefined;
       const settle =
         <V>(fn: (value: V) => void) =>
         (value: V) => {
           options.signal?.removeEventListener('abort', cancel);
           this.pending.delete(id);
+          // An answer nobody waits for any more is not worth the model's time.
+          for (const controller of model?.asks.values() ?? []) controller.abort();
           fn(value);
         };
-      this.pending.set(id, { resolve: settle(resolve), reject: settle(reject), onProgress: options.onProgress });
+      this.pending.set(id, {
+        resolve: settle(resolve),
+        reject: settle(reject),
+        onProgress: options.onProgress,
+        ...(model ? { model } : {}),
+      });
       try {
         // Arguments are cloned; a function or a class instance among them is a caller's bug.
         // Work run as another writer on this side (mining, consolidation: see asWriter) writes as it there too.
-        const writer = as ?? currentProvenance();
-        this.worker.postMessage({ kind: 'call', id, method, args, task, as: writer } satisfies Request);
+        const writer = view.as ?? currentProvenance();
+        this.worker.postMessage({
+          kind: 'call',
+          id,
+          method,
+          // A call that may ask the model has its options object (the worker adds the model to it).
+          args: optionsAt === undefined ? args : withOptionsAt(args, optionsAt),
+          task,
+          as: writer,
+          ...(asking ? { model: true } : {}),
+        } satisfies Request);
       } catch (error) {
         this.pending.get(id)?.reject(error as Error);
       }
@@ -261,10 +294,16 @@ export class StoreClient {
         this.pending.get(message.id)?.resolve(message.value);
         break;
       case 'error':
-        this.pending.get(message.id)?.reject(revive(message.error));
+        this.pending.get(message.id)?.reject(reviveError(message.error));
         break;
       case 'progress':
         this.pending.get(message.id)?.onProgress?.(message.value);
+        break;
+      case 'model':
+        this.answer(message);
+        break;
+      case 'model-cancel':
+        for (const pending of this.pending.values()) pending.model?.asks.get(message.ask)?.abort();
         break;
       case 'changed':
         for (const listener of [...this.listeners])
@@ -275,12 +314,40 @@ export class StoreClient {
     }
   }
 
+  /** Asks the call's model the worker's question, and posts the answer (or why there is none) back. */
+  private answer(question: Extract<Response, { kind: 'model' }>): void {
+    const model = this.pending.get(question.id)?.model;
+    const reply = (result: { text: string } | { error: unknown }) => {
+      model?.asks.delete(question.ask);
+      if (this.closed) return;
+      this.worker.postMessage(
+        'text' in result
+          ? ({ kind: 'model-reply', ask: question.ask, text: result.text } satisfies Request)
+          : ({ kind: 'model-reply', ask: question.ask, error: serializeError(result.error) } satisfies Request),
+      );
+    };
+    if (!model) {
+      reply({ error: new MemoryError('AI_UNAVAILABLE', 'This call was made without a model.') });
+      return;
+    }
+    const controller = new AbortController();
+    model.asks.set(question.ask, controller);
+    const options = {
+      signal: controller.signal,
+      ...(question.maxTokens === undefined ? {} : { maxTokens: question.maxTokens }),
+    };
+    model.provider.chat(question.messages, options).then(
+      (text) => reply({ text }),
+      (error: unknown) => reply({ error }),
+    );
+  }
+
   private fail(error: Error): void {
     this.exitError ??= error;
     for (const pending of [...this.pending.values()]) pending.reject(error);
   }
 
-  private proxy(as?: Provenance): RemoteMemory {
+  private proxy(view: ViewOptions = {}): RemoteMemory {
     const namespace = (name: string) =>
       new Proxy(
         {},
@@ -288,7 +355,7 @@ export class StoreClient {
           get:
             (_target, method) =>
             (...args: unknown[]) =>
-              this.call(`${name}.${String(method)}`, args, as),
+              this.call(`${name}.${String(method)}`, args, view),
         },
       );
     return new Proxy({} as RemoteMemory, {
@@ -296,7 +363,7 @@ export class StoreClient {
         const name = String(key);
         // `then` must stay undefined, or awaiting the proxy would call it.
         if (name === 'then') return undefined;
-        return isNamespace(name) ? namespace(name) : (...args: unknown[]) => this.call(name, args, as);
+        return isNamespace(name) ? namespace(name) : (...args: unknown[]) => this.call(name, args, view);
       },
     });
   }

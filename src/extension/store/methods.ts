@@ -10,6 +10,7 @@ import {
   type HistoryEntry,
   SHARED_AGENT_ID,
   SHARED_TYPES,
+  TEAM_AGENT_ID,
 } from '../../core/types';
 
 /** An import's JSON must fit in one string to be parsed at all. */
@@ -17,11 +18,12 @@ const IMPORT_MAX_BYTES = bufferConstants.MAX_STRING_LENGTH;
 
 import { constants as bufferConstants } from 'node:buffer';
 
+import type { AiProvider } from '../../core/ai/provider';
 import { isNoSpace, writeFileAtomicSync } from '../../core/atomic-file';
 import { readBoundedSync } from '../../core/bounded-read';
 import type { CategorizedType } from '../../core/collections/groups';
 import { type Found, searchEverything } from '../../core/collections/search-all';
-import { MemoryError } from '../../core/errors';
+import { isMemoryError, MemoryError, type MemoryErrorCode } from '../../core/errors';
 import { lazy } from '../../core/lazy';
 // A type only: erased, so the catalogue is still required on first use (below), not when the worker starts.
 import type * as CatalogueModule from '../../core/operations/catalogue';
@@ -29,7 +31,18 @@ import type { OperationResult, OperationScope } from '../../core/operations/type
 import { assertOutsideStore } from '../../core/paths';
 import type { RestorePreview } from '../../core/snapshots/preview';
 
+import type * as InteropModule from '../../core/interop';
+import type {
+  DetectedSource,
+  ImportFormat,
+  ImportFromReport,
+  ImportProgress,
+  ToolExportOptions,
+  ToolExportReport,
+} from '../../core/interop';
+
 type Catalogue = typeof CatalogueModule;
+type Interop = typeof InteropModule;
 // Required on first use, not imported: the catalogue builds every operation's
 // schema when it loads, and the worker should not wait for that before the
 // store opens.
@@ -37,6 +50,50 @@ const loadCatalogue = lazy(
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   (): Catalogue => require('../../core/operations/catalogue') as Catalogue,
 );
+
+// Required on first use too: the worker opens the store without loading every other tool's file format.
+const loadInterop = lazy(
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (): Interop => require('../../core/interop') as Interop,
+);
+
+/** What other agent tools keep in each workspace folder, and what detection looks for (for "nothing found"). */
+export interface DetectedSources {
+  folders: { root: string; sources: DetectedSource[] }[];
+  looksFor: { format: ImportFormat; label: string; reads: string; detectable: boolean }[];
+}
+
+/** One source to import: a format's file or folder, workspace-relative, in the workspace folder `root`. */
+export interface SourceRequest {
+  root: string;
+  format: ImportFormat;
+  path: string;
+}
+
+/** An import's progress through several sources: which one (from 0), of how many, and how far in it. */
+export interface SourcesProgress extends ImportProgress {
+  source: number;
+  sources: number;
+}
+
+/** What became of one source: its report, or why it could not be imported at all (the others still were). */
+export type SourceOutcome =
+  | { request: SourceRequest; report: ImportFromReport }
+  | { request: SourceRequest; error: { message: string; code?: MemoryErrorCode } };
+
+export interface SourcesImport {
+  outcomes: SourceOutcome[];
+  /** Stopped by its signal: the sources before the one it stopped in were imported, that one and the rest not. */
+  cancelled: boolean;
+}
+
+/** How many of what an export can select there are, by category and by tag. */
+export interface ExportChoices {
+  categories: { name: string; count: number }[];
+  tags: { name: string; count: number }[];
+  /** The team folder's memories and skills. */
+  team: number;
+}
 
 /** A folder of documents (its path, '' for the top level) with how many documents and chunks it holds. */
 export interface DocumentFolder {
@@ -183,9 +240,18 @@ export function workerMethods(memory: Memory) {
       return memory.restorePreview(snapshotId);
     },
 
-    /** Runs a catalogue operation offered as a language model tool, in the host's scope. */
-    async operation(name: string, scope: OperationScope, args: unknown): Promise<OperationResult> {
-      return loadCatalogue().runOperation({ store: memory, scope }, name, args, 'tool');
+    /**
+     * Runs a catalogue operation offered as a language model tool, in the
+     * host's scope; with the host's model when the call was made with one
+     * (see MODEL_METHODS), for the reasoning an agent asks for.
+     */
+    async operation(
+      name: string,
+      scope: OperationScope,
+      args: unknown,
+      options: { ai?: AiProvider; signal?: AbortSignal } = {},
+    ): Promise<OperationResult> {
+      return loadCatalogue().runOperation({ store: memory, scope, ...options }, name, args, 'tool');
     },
 
     /**
@@ -219,6 +285,84 @@ export function workerMethods(memory: Memory) {
       }
       const entities = Object.values(data.entities).reduce((sum, list) => sum + list.length, 0);
       return { entities, bytes: Buffer.byteLength(text) };
+    },
+
+    /** What other agent tools keep in each folder (see detectSources); a long operation (TASK_METHODS). */
+    async detectSources(roots: string[], options: { signal?: AbortSignal } = {}): Promise<DetectedSources> {
+      const interop = loadInterop();
+      const folders: DetectedSources['folders'] = [];
+      for (const root of roots) folders.push({ root, sources: await interop.detectSources(root, options) });
+      return { folders, looksFor: interop.describeFormats() };
+    },
+
+    /**
+     * Imports the sources one after another into the scope's memory (see
+     * importFrom); a long operation (TASK_METHODS). One that cannot be
+     * imported at all (gone since it was detected) is reported and the rest
+     * still are; a cancel stops at the source it happens in.
+     */
+    async importSources(
+      requests: SourceRequest[],
+      scope: { agentId: string; userId?: string },
+      options: {
+        dryRun?: boolean;
+        prune?: boolean;
+        signal?: AbortSignal;
+        onProgress?: (progress: SourcesProgress) => void;
+      } = {},
+    ): Promise<SourcesImport> {
+      const interop = loadInterop();
+      const outcomes: SourceOutcome[] = [];
+      for (const [index, request] of requests.entries()) {
+        if (options.signal?.aborted) return { outcomes, cancelled: true };
+        try {
+          const report = await interop.importFrom(memory, {
+            format: request.format,
+            path: request.path,
+            workspaceRoot: request.root,
+            ...scope,
+            dryRun: options.dryRun,
+            prune: options.prune,
+            signal: options.signal,
+            onProgress: (progress) => options.onProgress?.({ ...progress, source: index, sources: requests.length }),
+          });
+          outcomes.push({ request, report });
+        } catch (error) {
+          if (isMemoryError(error, 'CANCELLED')) return { outcomes, cancelled: true };
+          if (!isMemoryError(error)) throw error;
+          outcomes.push({ request, error: { message: error.message, code: error.code } });
+        }
+      }
+      return { outcomes, cancelled: false };
+    },
+
+    /** Writes (or, dry, previews) memories and skills where another tool reads them (see exportForTool). */
+    async exportForTool(options: ToolExportOptions): Promise<ToolExportReport> {
+      return loadInterop().exportForTool(memory, options);
+    },
+
+    /**
+     * The categories and tags of the agent's workspace-wide memories and
+     * skills and the team's (what an export offers to pick from), counted
+     * here rather than by sending every entity to the host.
+     */
+    async exportChoices(agentId: string): Promise<ExportChoices> {
+      const categories = new Map<string, number>();
+      const tags = new Map<string, number>();
+      let team = 0;
+      for (const agent of [agentId, TEAM_AGENT_ID]) {
+        const entities = [...(await memory.memories.list(agent)), ...(await memory.skills.list(agent))];
+        for (const entity of entities.filter((candidate) => candidate.userId === undefined)) {
+          if (agent === TEAM_AGENT_ID) team++;
+          categories.set(entity.category, (categories.get(entity.category) ?? 0) + 1);
+          for (const tag of entity.tags) tags.set(tag, (tags.get(tag) ?? 0) + 1);
+        }
+      }
+      const counts = (map: Map<string, number>) =>
+        [...map]
+          .map(([name, count]) => ({ name, count }))
+          .sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1));
+      return { categories: counts(categories), tags: counts(tags), team };
     },
 
     async importFrom(file: string, options: { skipExisting?: boolean }) {

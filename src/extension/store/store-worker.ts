@@ -5,17 +5,20 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 
-import { isMemoryError, MemoryError } from '../../core/errors';
+import { MemoryError } from '../../core/errors';
 import { Memory } from '../../core/memory';
 import { withProvenance } from '../../core/provenance';
 import { ChangeBatcher, throttle } from './batching';
+import { HostModels } from './host-model';
 import { type WorkerMethods, workerMethods } from './methods';
 import {
   isFacadeMethod,
   isNamespace,
+  modelOptionsIndex,
   type Request,
   type Response,
-  type SerializedError,
+  reviveError,
+  serializeError,
   TASK_METHODS,
   type WorkerInit,
 } from './protocol';
@@ -26,12 +29,6 @@ const init = workerData as WorkerInit;
 
 function post(message: Response): void {
   port!.postMessage(message);
-}
-
-function serialize(error: unknown): SerializedError {
-  if (isMemoryError(error)) return { name: error.name, message: error.message, code: error.code };
-  if (error instanceof Error) return { name: error.name, message: error.message };
-  return { name: 'Error', message: String(error) };
 }
 
 function resolve(memory: Memory, extras: WorkerMethods, method: string): (...args: unknown[]) => unknown {
@@ -63,11 +60,12 @@ async function main(booted: number, compileCache: string): Promise<void> {
   try {
     memory = await Memory.open({ dir: init.dir, ...init.options, onWarning: () => {} });
   } catch (error) {
-    post({ kind: 'failed', error: serialize(error) });
+    post({ kind: 'failed', error: serializeError(error) });
     return;
   }
   const extras = workerMethods(memory);
   const running = new Map<number, AbortController>();
+  const models = new HostModels(post, reviveError);
 
   // Local writes are reported as they commit. data_version moves only on
   // commits by other connections, so the poll sees exactly those.
@@ -111,10 +109,17 @@ async function main(booted: number, compileCache: string): Promise<void> {
           onProgress: throttle((value: unknown) => post({ kind: 'progress', id: request.id, value })),
         };
       }
+      if (request.model) {
+        const at = modelOptionsIndex(request.method);
+        if (at === undefined) throw new Error(`"${request.method}" does not ask a model.`);
+        // The host's model, asked by message, and the call's cancellation, in its options.
+        const options = (args[at] ?? {}) as Record<string, unknown>;
+        args[at] = { ...options, ai: models.forCall(request.id, controller.signal), signal: controller.signal };
+      }
       const value = await (request.as ? withProvenance(request.as, () => fn(...args)) : fn(...args));
       post({ kind: 'result', id: request.id, value });
     } catch (error) {
-      post({ kind: 'error', id: request.id, error: serialize(error) });
+      post({ kind: 'error', id: request.id, error: serializeError(error) });
     } finally {
       running.delete(request.id);
     }
@@ -123,6 +128,7 @@ async function main(booted: number, compileCache: string): Promise<void> {
   port!.on('message', (request: Request) => {
     if (request.kind === 'call') void call(request);
     else if (request.kind === 'cancel') running.get(request.id)?.abort();
+    else if (request.kind === 'model-reply') models.reply(request.ask, request.text, request.error);
     else if (request.kind === 'close') {
       clearInterval(poll);
       changes.flush();

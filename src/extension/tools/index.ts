@@ -6,6 +6,7 @@ import { inScope } from '../../core/operations/scope';
 import type { Operation } from '../../core/operations/types';
 import { oneLine } from '../../core/text';
 import type { Entity, SkillInput } from '../../core/types';
+import { lazyModel } from '../ai/reasoning';
 import type { Services } from '../services';
 import { Confirmations } from './confirmations';
 
@@ -105,17 +106,19 @@ function tool(
       confirmations.asked(operation.name, input);
       return { invocationMessage, confirmationMessages: confirmation(operation, input, entity) };
     },
-    async invoke(options) {
+    async invoke(options, token) {
       const input = options.input ?? {};
       try {
         // Written as Copilot through this tool. VS Code's API gives a tool neither the chat's model
         // nor its conversation (only proposed APIs do), so those stay unrecorded.
         const confirmed = confirmations.take(operation.name, input);
-        const memory = await services.memoryAs({
-          kind: 'copilot',
-          tool: operation.name,
-          ...(confirmed ? { confirmed } : {}),
-        });
+        // The model an agent's search or recall may ask to reason with (chosen only if it does).
+        const cancelled = new AbortController();
+        token.onCancellationRequested(() => cancelled.abort());
+        const memory = await services.memoryAs(
+          { kind: 'copilot', tool: operation.name, ...(confirmed ? { confirmed } : {}) },
+          lazyModel(undefined, cancelled.signal),
+        );
         const result = await memory.worker.operation(operation.name, services.scope(), input);
         return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(result.text)]);
       } catch (error) {

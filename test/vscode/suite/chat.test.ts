@@ -16,7 +16,6 @@ async function store() {
   return { memory: await services.memory(), scope: services.scope() };
 }
 
-
 describe('@memory chat participant', function () {
   this.timeout(120_000);
 
@@ -66,6 +65,34 @@ describe('@memory chat participant', function () {
     assert.match(await lastReply(metadata!), new RegExp(id));
     // Every turn so far is in the session: three turns, two messages each.
     assert.equal((await session(metadata!)).messages?.length, 6);
+  });
+
+  it('/recall reasons with the chat’s model when workspaceMemory.ai.reasoning asks, and says so', async () => {
+    const { memory, scope } = await store();
+    const [vpn] = await memory.memories.save(scope.agentId, scope.userId, {
+      content: 'The berth VPN profile lives in ops/berths.conf',
+    });
+    const question = '@memory /recall how do I reach the network';
+    const plain = await sendChat(question);
+    assert.doesNotMatch(await lastReply(plain.metadata!), new RegExp(vpn!.id), 'plain recall misses it');
+    const config = vscode.workspace.getConfiguration('workspaceMemory');
+    await config.update('ai.reasoning', 'rewrite', vscode.ConfigurationTarget.Workspace);
+    try {
+      const model = await fakeModel();
+      const asked = model.requests.length;
+      const { metadata } = await sendChat(question);
+      const reply = await lastReply(metadata!);
+      assert.match(reply, new RegExp(vpn!.id), 'the rewritten query (network → vpn) finds it');
+      assert.match(reply, /Recalled with rewrite: 2 searches\./);
+      assert.ok(
+        model.requests
+          .slice(asked)
+          .some((request) => request.messages.some((message) => /You improve search queries/.test(message.text))),
+        'the chat’s model was asked to rewrite',
+      );
+    } finally {
+      await config.update('ai.reasoning', undefined, vscode.ConfigurationTarget.Workspace);
+    }
   });
 
   it('/remember Correction: retires the memory it corrects, and Undo puts it back', async () => {

@@ -25,7 +25,11 @@ const MCP: Provenance = { kind: 'mcp', name: 'Test Client', version: '1.0', tool
 async function saveAs(writer: Provenance, content: string, extra: { supersedes?: string } = {}): Promise<MemoryEntity> {
   const { services, storeClient } = await extensionApi();
   const { agentId, userId } = services.scope();
-  const [entity] = await (await storeClient()).as(writer).memories.save(agentId, userId, { content, ...extra });
+  const [entity] = await (
+    await storeClient()
+  )
+    .view({ as: writer })
+    .memories.save(agentId, userId, { content, ...extra });
   return entity;
 }
 
@@ -231,7 +235,7 @@ describe('review and provenance', () => {
     const [proposal] = await (
       await storeClient()
     )
-      .as({ ...MCP, tool: 'memory_update' })
+      .view({ as: { ...MCP, tool: 'memory_update' } })
       .memories.update(original.id, { content: 'Backups are kept for 30 days' });
     assert.notEqual(proposal.id, original.id, 'the update is a proposal of its own');
     const row = await pendingRow(proposal.id);
@@ -282,7 +286,7 @@ describe('review and provenance', () => {
     await (
       await storeClient()
     )
-      .as(client)
+      .view({ as: client })
       .memories.update(kept.id, { content: 'Ports below 1024 need no root any more' });
 
     const filter = { by: 'mcp', name: 'Revert Client' };

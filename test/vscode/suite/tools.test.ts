@@ -53,6 +53,17 @@ describe('language model tools', () => {
     assert.match(await invoke('memory_recall', { query: 'is pontoon C open?' }), /closed for dredging/);
   });
 
+  it('memory_search reasons with a model VS Code offers when the agent asks for it', async () => {
+    const memoryId = idIn(await invoke('memory_save', { content: 'The slipway VPN needs the harbour key' }), 'memory');
+    assert.doesNotMatch(await invoke('memory_search', { query: 'slipway network' }), /Reasoning/);
+    const model = await fakeModel();
+    const asked = model.requests.length;
+    const text = await invoke('memory_search', { query: 'slipway network', reasoning: 'rewrite' });
+    assert.match(text, new RegExp(memoryId));
+    assert.match(text, /\(Reasoning: rewrite; 2 searches run\.\)$/);
+    assert.equal(model.requests.length, asked + 1, 'one rewrite asked of the model');
+  });
+
   it('memory_save keeps the lines an agent cites from the workspace, and recall marks the memory once they change', async () => {
     const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, `cited-${Date.now().toString(36)}.sh`);
     const relative = vscode.workspace.asRelativePath(file, false);
