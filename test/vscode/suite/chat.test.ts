@@ -74,7 +74,7 @@ describe('@memory chat participant', function () {
     });
     const question = '@memory /recall how do I reach the network';
     const plain = await sendChat(question);
-    assert.doesNotMatch(await lastReply(plain.metadata!), new RegExp(vpn!.id), 'plain recall misses it');
+    assert.doesNotMatch(await lastReply(plain.metadata!), new RegExp(vpn.id), 'plain recall misses it');
     const config = vscode.workspace.getConfiguration('workspaceMemory');
     await config.update('ai.reasoning', 'rewrite', vscode.ConfigurationTarget.Workspace);
     try {
@@ -82,7 +82,7 @@ describe('@memory chat participant', function () {
       const asked = model.requests.length;
       const { metadata } = await sendChat(question);
       const reply = await lastReply(metadata!);
-      assert.match(reply, new RegExp(vpn!.id), 'the rewritten query (network → vpn) finds it');
+      assert.match(reply, new RegExp(vpn.id), 'the rewritten query (network → vpn) finds it');
       assert.match(reply, /Recalled with rewrite: 2 searches\./);
       assert.ok(
         model.requests
