@@ -163,3 +163,20 @@ export function assertOutsideStore(storeDir: string, file: string): void {
     );
   }
 }
+
+/** What a store folder's .gitignore says: everything in it stays out of the repository. */
+const STORE_GITIGNORE = "# Workspace Memory's store is each person's own; team memory is the team folder's files.\n*\n";
+
+/**
+ * Writes the store folder's .gitignore, so `git add -A` never commits the
+ * store (nor the HTTP server's token beside it). One already there is the
+ * user's, left as it is.
+ */
+export function keepStoreOutOfGit(storeDir: string): void {
+  try {
+    fs.writeFileSync(path.join(storeDir, '.gitignore'), STORE_GITIGNORE, { flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw new MemoryError('INVALID_INPUT', `Cannot write ${storeDir}: ${(error as Error).message}`, { cause: error });
+  }
+}

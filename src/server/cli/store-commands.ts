@@ -1,10 +1,9 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import type { Command } from 'commander';
 
 import { isMemoryError, MemoryError } from '../../core/errors';
-import { assertOutsideStore } from '../../core/paths';
+import { assertOutsideStore, keepStoreOutOfGit } from '../../core/paths';
 import type { RestoredSnapshot, SnapshotInfo } from '../../core/snapshots/manifests';
 import { restoreUnopenableStore } from '../../core/snapshots/rebuild';
 import { jsonErrorReason } from '../../core/text';
@@ -47,7 +46,7 @@ export function registerStoreCommands(program: Command): void {
     .description('create a store (nothing happens if one exists)')
     .action(async (options: GlobalOptions) => {
       const stats = await withMemory(options, (memory) => memory.stats(), true);
-      keepOutOfGit(path.resolve(options.dir));
+      keepStoreOutOfGit(path.resolve(options.dir));
       if (options.json) printJson({ dir: path.resolve(options.dir), path: stats.path });
       else print(`store ready in ${path.resolve(options.dir)}`);
     });
@@ -179,18 +178,4 @@ export function registerStoreCommands(program: Command): void {
     });
 
   registerCleanupCommand(program);
-}
-
-/**
- * The store is each person's own (team memory travels as the team folder's
- * files): a `.gitignore` in its folder keeps `git add -A` from committing it.
- * One already there is left as it is.
- */
-function keepOutOfGit(dir: string): void {
-  const file = path.join(dir, '.gitignore');
-  if (fs.existsSync(file)) return;
-  fs.writeFileSync(
-    file,
-    "# Workspace Memory's store is each person's own; team memory is the team folder's files.\n*\n",
-  );
 }

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 
+import type { AiProvider } from '../../core/ai/provider';
 import { type OperationScope, operationsFor, type OperationStore } from '../../core/operations';
 import { createMcpServer } from '../mcp/server';
 import type { BindPlan } from './bind';
@@ -21,6 +22,8 @@ export interface AppOptions {
   /** True once the server has begun to shut down. */
   closing: () => boolean;
   log: (line: string) => void;
+  /** The model search and recall reason with when a client asks (see OperationContext.ai). */
+  ai?: AiProvider;
 }
 
 export interface HttpApp {
@@ -35,8 +38,10 @@ export interface HttpApp {
  */
 export function createApp(options: AppOptions): HttpApp {
   const operations = operationsFor(SURFACE);
-  const context = { store: options.store, scope: options.scope };
-  const sessions = new McpSessions(() => createMcpServer(options.store, options.scope, { version: options.version }));
+  const context = { store: options.store, scope: options.scope, ai: options.ai };
+  const sessions = new McpSessions(() =>
+    createMcpServer(options.store, options.scope, { version: options.version, ai: options.ai }),
+  );
   let openApi: Record<string, unknown> | undefined;
 
   const app = new Hono();

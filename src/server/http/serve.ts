@@ -1,8 +1,7 @@
-import { Memory } from '../../core/memory';
 import type { OperationScope } from '../../core/operations';
-import type { ReviewMode } from '../../core/trust/review-policy';
 import { assertId, assertOptionalId } from '../../core/validation';
-import { embedderFromEnvironment, secretPolicyFromEnvironment, teamFolderOf, workspaceFolder } from '../cli/context';
+import { chatIfConfigured } from '../cli/context';
+import { openServerStore } from '../mcp/server-store';
 import { planBind } from './bind';
 import { startHttpServer } from './server';
 import { loadOrCreateToken, tokenCheck } from './token';
@@ -48,20 +47,9 @@ export async function serveHttp(options: ServeHttpOptions): Promise<void> {
   assertId(options.scope.agentId, 'agent id');
   assertOptionalId(options.scope.userId, 'user id');
   const bind = planBind(options.host, options.allowRemote);
-  const workspace = workspaceFolder(undefined, options.dir);
-  const memory = await Memory.open({
-    dir: options.dir,
-    writer: { kind: 'mcp' },
-    secrets: secretPolicyFromEnvironment(),
-    ...(options.review === undefined ? {} : { review: { mcp: options.review as ReviewMode } }),
-    embedder: embedderFromEnvironment(),
-    workspaceFolders: [workspace],
-    teamFolder: teamFolderOf(workspace.path),
-    onWarning: (message) => options.log(`warning: ${message}`),
-  });
+  const { memory, close } = await openServerStore({ dir: options.dir, review: options.review, log: options.log });
   try {
     const { token, file, created } = loadOrCreateToken(memory.dir);
-    if (memory.team) await syncTeam(memory, options.log);
     if (!bind.loopback) {
       options.log(
         `warning: listening on ${bind.host}, which other machines can reach: anyone with the token can read and change the store, and plain HTTP is not encrypted (put TLS or an SSH tunnel in front).`,
@@ -76,6 +64,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<void> {
       bind,
       port: options.port,
       log: options.log,
+      ai: chatIfConfigured(),
     }).catch((error: unknown) => {
       stopped.dispose();
       throw error;
@@ -85,18 +74,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<void> {
     options.log(`${signal}: finishing the requests in flight, then closing the store`);
     await server.close();
   } finally {
-    await memory.close();
-  }
-}
-
-/** Brings in the team folder as it is at start; a failure is logged and the server serves the store as it was. */
-async function syncTeam(memory: Memory, log: (line: string) => void): Promise<void> {
-  try {
-    const { problems } = (await memory.team?.sync()) ?? { problems: [] };
-    if (problems.length)
-      log(`team folder: ${problems.length} file(s) not taken in (see \`workspace-memory team status\`)`);
-  } catch (error) {
-    log(`team folder: ${error instanceof Error ? error.message : String(error)}`);
+    await close();
   }
 }
 

@@ -3,12 +3,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { MemoryError } from '../../core/errors';
+import { keepStoreOutOfGit } from '../../core/paths';
 
 /** The token's file, in the store's folder. */
 export const TOKEN_FILE = 'http-token';
-
-/** What `workspace-memory init` writes as the store folder's .gitignore (store-commands.ts). */
-const STORE_GITIGNORE = "# Workspace Memory's store is each person's own; team memory is the team folder's files.\n*\n";
 
 /** 32 random bytes, as base64url: 43 characters. */
 const TOKEN_BYTES = 32;
@@ -55,27 +53,15 @@ export function loadOrCreateToken(storeDir: string): LoadedToken {
   const file = path.join(storeDir, TOKEN_FILE);
   const existing = readToken(file);
   if (existing !== undefined) return { token: existing, file, created: false };
-  keepOutOfGit(storeDir);
+  // A store the MCP server or the extension made has no .gitignore (only `init` writes one), and a token
+  // committed with the workspace is a token published.
+  keepStoreOutOfGit(storeDir);
   const token = randomBytes(TOKEN_BYTES).toString('base64url');
   if (createExclusive(file, `${token}\n`)) return { token, file, created: true };
   // Another server starting on the same store made it first: use that one.
   const theirs = readToken(file);
   if (theirs === undefined) throw new MemoryError('INVALID_INPUT', `${file} disappeared while it was being read.`);
   return { token: theirs, file, created: false };
-}
-
-/**
- * A store the MCP server or the extension made has no .gitignore (only
- * `init` writes one), and a token committed with the workspace is a token
- * published: the file `init` writes goes in first. One already there is
- * the user's, left as it is.
- */
-function keepOutOfGit(storeDir: string): void {
-  try {
-    fs.writeFileSync(path.join(storeDir, '.gitignore'), STORE_GITIGNORE, { flag: 'wx' });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw cannotWrite(storeDir, error);
-  }
 }
 
 function cannotWrite(target: string, error: unknown): MemoryError {

@@ -1,18 +1,8 @@
-import * as fs from 'node:fs';
-
-import { Memory } from '../../core/memory';
 import type { OperationScope } from '../../core/operations';
-import type { Team } from '../../core/team/team';
-import type { ReviewMode } from '../../core/trust/review-policy';
 import { assertId, assertOptionalId } from '../../core/validation';
-import {
-  chatIfConfigured,
-  embedderFromEnvironment,
-  secretPolicyFromEnvironment,
-  teamFolderOf,
-  workspaceFolder,
-} from '../cli/context';
+import { chatIfConfigured } from '../cli/context';
 import { createMcpServer } from './server';
+import { openServerStore } from './server-store';
 import { GuardedStdioTransport } from './transport';
 
 export interface StdioServeOptions {
@@ -52,47 +42,6 @@ export function logToStderr(message: string): void {
   );
 }
 
-/** How long a burst of changes in the team folder settles before one sync. */
-const TEAM_SETTLE_MS = 300;
-
-/**
- * Syncs the team folder now and after every burst of changes to it; a sync
- * that fails is logged, and the server goes on with the store as it was.
- */
-function watchTeamFolder(team: Team): { close(): void } {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let running = Promise.resolve();
-  const sync = () => {
-    running = running.then(async () => {
-      try {
-        const { problems } = await team.sync();
-        if (problems.length)
-          logToStderr(`team folder: ${problems.length} file(s) not taken in (see \`workspace-memory team status\`)`);
-      } catch (error) {
-        logToStderr(`team folder: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    });
-  };
-  sync();
-  let watcher: fs.FSWatcher | undefined;
-  try {
-    watcher = fs.watch(team.folder, { recursive: true }, () => {
-      clearTimeout(timer);
-      timer = setTimeout(sync, TEAM_SETTLE_MS);
-    });
-  } catch (error) {
-    logToStderr(
-      `team folder: not watched (${error instanceof Error ? error.message : String(error)}); synced at start only`,
-    );
-  }
-  return {
-    close: () => {
-      clearTimeout(timer);
-      watcher?.close();
-    },
-  };
-}
-
 /**
  * Serves the store over MCP on standard input and output until the client
  * hangs up (standard input ends) or the process gets SIGINT or SIGTERM;
@@ -102,21 +51,7 @@ export async function serveStdio(options: StdioServeOptions): Promise<void> {
   // A bad agent or user would fail every call; refuse it once, before serving.
   assertId(options.scope.agentId, 'agent id');
   assertOptionalId(options.scope.userId, 'user id');
-  const workspace = workspaceFolder(undefined, options.dir);
-  const teamFolder = teamFolderOf(workspace.path);
-  const memory = await Memory.open({
-    dir: options.dir,
-    writer: { kind: 'mcp' },
-    secrets: secretPolicyFromEnvironment(),
-    // The client's writes only: people approving in the same store write through their own shells.
-    ...(options.review === undefined ? {} : { review: { mcp: options.review as ReviewMode } }),
-    embedder: embedderFromEnvironment(),
-    workspaceFolders: [workspace],
-    teamFolder,
-    onWarning: (message) => logToStderr(`warning: ${message}`),
-  });
-  // The team folder as it is now, and as pulls and checkouts change it while the server runs.
-  const teamWatch = memory.team ? watchTeamFolder(memory.team) : undefined;
+  const { memory, close } = await openServerStore({ dir: options.dir, review: options.review, log: logToStderr });
   const server = createMcpServer(memory, options.scope, {
     version: options.version,
     surface: options.scopedOnly ? 'tool' : 'mcp',
@@ -139,7 +74,6 @@ export async function serveStdio(options: StdioServeOptions): Promise<void> {
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
-    teamWatch?.close();
-    await memory.close();
+    await close();
   }
 }
