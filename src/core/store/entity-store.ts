@@ -466,7 +466,8 @@ export class EntityStore {
       if (!body) continue;
       const searchRowid = this.indexer.index(id, body, true);
       this.db.run('UPDATE refs SET search_rowid = ? WHERE id = ?', searchRowid, id);
-      if (searchRowid !== null) count++;
+      // Counted: what a search finds again, entities and the sessions whose turns were indexed.
+      if (searchRowid !== null || body.type === 'session') count++;
     }
     return count;
   }
