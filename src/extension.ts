@@ -15,6 +15,7 @@ import type { DocSyncState } from './extension/docsync/status';
 import { registerMemoryFileSystem } from './extension/documents/memory-fs';
 import { registerReports } from './extension/documents/reports';
 import { Features, requireFeature } from './extension/features';
+import { registerInterop } from './extension/interop';
 import { mcpServerDefinition, registerMcpServer } from './extension/mcp';
 import { type Services, StoreService } from './extension/services';
 import { registerStatusBar } from './extension/status/status-bar';
@@ -109,6 +110,7 @@ export function activate(context: vscode.ExtensionContext): WorkspaceMemoryApi |
   features.register('secret commands', () => registerSecretCommands(context, store));
   features.register('search commands', () => registerSearchCommands(context, store));
   features.register('store commands', () => registerStoreCommands(context, store));
+  features.register('import and export commands', () => registerInterop(context, store));
   features.register('language model tools', () => registerTools(context, store));
   features.register('MCP server definition', () => registerMcpServer(context, store));
   features.register('chat participant', () => registerChatParticipant(context, store));

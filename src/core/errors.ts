@@ -31,6 +31,12 @@ export type MemoryErrorCode =
   | 'NOTHING_TO_REVERT'
   | 'INVALID_SUPERSEDE'
   | 'REVIEW_CONFLICT'
+  /**
+   * An export would overwrite a person's text: a generated block edited by
+   * hand, broken or duplicated markers, a file that changed meanwhile or is
+   * not what the export writes. Nothing was written.
+   */
+  | 'EXPORT_CONFLICT'
   /** A team folder's file or folder could not be read or written (permissions, a read-only or full disk). */
   | 'TEAM_FOLDER_ACCESS';
 

@@ -49,6 +49,8 @@ export type { AgentScopedCollection, DedupResult, MemoryCollection } from './col
 export type { SessionCollection } from './collections/sessions';
 export { isMemoryError, MemoryError, type MemoryErrorCode } from './errors';
 export type { MemoryEventHandler, MemoryEventName, MemoryEvents } from './events';
+// Import from and export to other agent tools' files (issue #15).
+export * from './interop';
 export type { CleanupOptions, CleanupReport, StoreStats } from './maintenance';
 export { Memory, type MemoryOptions, STORE_FILE } from './memory';
 export type { Middleware } from './middleware';

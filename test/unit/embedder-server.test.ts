@@ -374,9 +374,9 @@ describe('a local OpenAI-compatible embedder (offline semantic search)', () => {
         (await memory.memories.search('a', 'u', 'e2e Fridays', 5)).map((result) => result.entity.id),
         [saved.id],
       );
-      await assert.rejects(memory.embeddings!.backfill(), /512 dimensions/);
+      await assert.rejects(memory.embeddings.backfill(), /512 dimensions/);
       server.behaviour = 'ok';
-      const report = await memory.embeddings!.backfill();
+      const report = await memory.embeddings.backfill();
       assert.equal(report.remaining, 0, 'embedded once the server answers with the stored size again');
       assert.equal((await memory.memories.search('a', 'u', 'e2e Fridays', 1))[0]?.entity.id, saved.id);
     });

@@ -108,14 +108,14 @@ describe('recall', () => {
       assert.deepEqual(
         result.turns.map((item) => [item.turn.session.id, item.turn.turn.index, item.turn.turn.speaker]),
         [
-          [session!.id, 0, 'Ana'],
-          [session!.id, 1, 'assistant'],
+          [session.id, 0, 'Ana'],
+          [session.id, 1, 'assistant'],
         ],
       );
       assert.match(
         result.formatted,
         new RegExp(
-          `## Past conversations\n\n\`Ana\` \\(conversation \`planning\`, session ${session!.id}, turn 0, 2026-03-02T09:00:00Z\\):\n\`\`\`text\nWhich queue do the invoice workers read\\?\n\`\`\``,
+          `## Past conversations\n\n\`Ana\` \\(conversation \`planning\`, session ${session.id}, turn 0, 2026-03-02T09:00:00Z\\):\n\`\`\`text\nWhich queue do the invoice workers read\\?\n\`\`\``,
         ),
       );
       // A turn's score is its relevance, weighed below a memory's.
@@ -130,7 +130,7 @@ describe('recall', () => {
       });
       const result = await memory.recall('a', 'u', 'invoices queue rabbitmq');
       assertWellFormed(result);
-      assert.equal(result.items[0]!.entity.id, kept!.id);
+      assert.equal(result.items[0]!.entity.id, kept.id);
       assert.ok(result.turns.length > 0);
       assert.ok(result.items[0]!.score > result.turns[0]!.score);
       assert.ok(result.formatted.indexOf('## Memories') < result.formatted.indexOf('## Past conversations'));
@@ -146,7 +146,7 @@ describe('recall', () => {
         content: 'The invoice workers read the invoices queue on RabbitMQ.',
       });
       const one = await memory.recall('a', 'u', 'invoices queue rabbitmq', { maxItems: 1 });
-      assert.deepEqual([one.items.map((item) => item.entity.id), one.turns], [[kept!.id], []]);
+      assert.deepEqual([one.items.map((item) => item.entity.id), one.turns], [[kept.id], []]);
       const full = await memory.recall('a', 'u', 'invoices queue rabbitmq');
       const memoryOnly = await memory.recall('a', 'u', 'invoices queue rabbitmq', { collections: ['memories'] });
       // Room for the memory and not a single turn more: the turns are left out and counted.

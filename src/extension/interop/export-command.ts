@@ -9,6 +9,7 @@ import { showReport } from '../documents/reports';
 import type { Services } from '../services';
 import type { ExportChoices } from '../store/methods';
 import { confirm, withProgress } from '../ui';
+import { itemCount } from './counts';
 import { localFolders, noFolder } from './folders';
 
 /**
@@ -66,13 +67,15 @@ function targetItems(): TargetItem[] {
 }
 
 type SelectionKind = 'all' | 'category' | 'tag' | 'team';
+/** How many tags the "By tag…" choice names. */
+const TAGS_SHOWN = 12;
 
 interface SelectionItem extends vscode.QuickPickItem {
-  kind: SelectionKind;
+  selects: SelectionKind;
 }
 
 function countsItems(counts: ExportChoices['categories']): vscode.QuickPickItem[] {
-  return counts.map(({ name, count }) => ({ label: name, description: vscode.l10n.t('{0} items', count) }));
+  return counts.map(({ name, count }) => ({ label: name, description: itemCount(count) }));
 }
 
 /** Asks what to export; undefined when the user leaves. */
@@ -82,52 +85,53 @@ async function pickSelection(services: Services): Promise<ExportCommandOptions['
     {
       label: vscode.l10n.t('All memories and skills'),
       detail: vscode.l10n.t("This workspace's and the team's; your own personal memories are never exported"),
-      kind: 'all',
+      selects: 'all',
     },
     {
       label: vscode.l10n.t('By category…'),
-      detail: choices.categories.map((c) => c.name).join(', '),
-      kind: 'category',
+      detail: choices.categories.map((category) => category.name).join(', '),
+      selects: 'category',
     },
     {
       label: vscode.l10n.t('By tag…'),
+      // The most used, as a hint: the next step lists them all.
       detail: choices.tags.length
         ? choices.tags
-            .slice(0, 12)
-            .map((t) => t.name)
+            .slice(0, TAGS_SHOWN)
+            .map((tag) => tag.name)
             .join(', ')
         : vscode.l10n.t('Nothing is tagged'),
-      kind: 'tag',
+      selects: 'tag',
     },
   ];
   if (choices.team > 0) {
     items.push({
       label: vscode.l10n.t('Team memory only'),
-      detail: vscode.l10n.t("The {0} memories and skills of the repository's team folder", choices.team),
-      kind: 'team',
+      detail: vscode.l10n.t("{0} in the repository's team folder", itemCount(choices.team)),
+      selects: 'team',
     });
   }
-  const kind = await vscode.window.showQuickPick(items, {
+  const choice = await vscode.window.showQuickPick(items, {
     title: vscode.l10n.t('Export Memory: what to export'),
   });
-  if (!kind) return undefined;
-  if (kind.kind === 'all') return {};
-  if (kind.kind === 'team') return { teamOnly: true };
-  const counts = kind.kind === 'category' ? choices.categories : choices.tags;
+  if (!choice) return undefined;
+  if (choice.selects === 'all') return {};
+  if (choice.selects === 'team') return { teamOnly: true };
+  const counts = choice.selects === 'category' ? choices.categories : choices.tags;
   if (counts.length === 0) {
     void vscode.window.showInformationMessage(vscode.l10n.t('There is nothing to pick from.'));
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(countsItems(counts), {
     title:
-      kind.kind === 'category'
+      choice.selects === 'category'
         ? vscode.l10n.t('Export Memory: categories to export')
         : vscode.l10n.t('Export Memory: tags to export (an item with any of them is exported)'),
     canPickMany: true,
   });
   if (!picked?.length) return undefined;
   const names = picked.map((item) => item.label);
-  return kind.kind === 'category' ? { categories: names } : { tags: names };
+  return choice.selects === 'category' ? { categories: names } : { tags: names };
 }
 
 /** The store's selection for the command's: the workspace's and the team's, or the team's alone. */
@@ -154,7 +158,7 @@ function previewOf(report: ToolExportReport): string {
             report.file,
           );
   return [
-    `# ${vscode.l10n.t('Export preview: {0} items to {1}', report.ids.length, report.file)}`,
+    `# ${vscode.l10n.t('Export preview: {0} to {1}', itemCount(report.ids.length), report.file)}`,
     '',
     where,
     '',
@@ -225,7 +229,7 @@ export async function exportToTools(
       );
     } catch (error) {
       // The export refused the file as it is: the reason is the way forward, next to the file.
-      if (!isMemoryError(error, 'INVALID_INPUT')) throw error;
+      if (!isMemoryError(error, 'EXPORT_CONFLICT') && !isMemoryError(error, 'INVALID_INPUT')) throw error;
       showRefusal(error.message, fileUri());
       return undefined;
     }
@@ -238,7 +242,7 @@ export async function exportToTools(
   }
   if (preview.action === 'unchanged') {
     void vscode.window.showInformationMessage(
-      vscode.l10n.t('{0} already holds these {1} items: nothing to write.', preview.file, preview.ids.length),
+      vscode.l10n.t('{0} already holds these {1}: nothing to write.', preview.file, itemCount(preview.ids.length)),
     );
     return preview;
   }
@@ -246,7 +250,7 @@ export async function exportToTools(
     await showReport(vscode.l10n.t('Export Preview: {0}', preview.file), previewOf(preview));
     const write = vscode.l10n.t('Write');
     const ok = await confirm(
-      vscode.l10n.t('Write {0} memories and skills to {1}?', preview.ids.length, preview.file),
+      vscode.l10n.t('Write {0} to {1}?', itemCount(preview.ids.length), preview.file),
       write,
       vscode.l10n.t(
         'The preview shows what is written. The next export replaces it; an edit made to it by hand is refused then, not overwritten.',
@@ -258,7 +262,7 @@ export async function exportToTools(
   if (!written) return undefined;
   const open = vscode.l10n.t('Open File');
   void vscode.window
-    .showInformationMessage(vscode.l10n.t('Exported {0} items to {1}.', written.ids.length, written.file), open)
+    .showInformationMessage(vscode.l10n.t('Exported {0} to {1}.', itemCount(written.ids.length), written.file), open)
     .then((choice) => (choice === open ? vscode.window.showTextDocument(fileUri(written)) : undefined))
     .then(undefined, (error: unknown) => services.reportError(vscode.l10n.t('Opening'), error));
   return written;

@@ -5,6 +5,7 @@ import { showReport } from '../documents/reports';
 import type { Services } from '../services';
 import type { DetectedSources, SourceRequest, SourcesImport, SourcesProgress } from '../store/methods';
 import { withProgress } from '../ui';
+import { itemCount, problemCount } from './counts';
 import { localFolders, noFolder } from './folders';
 import { importReport, sourceName, summaryText } from './import-report';
 
@@ -72,13 +73,13 @@ function sourceItem(
   multiRoot: boolean,
 ): SourceItem {
   const request: SourceRequest = { root, format: source.format, path: source.path };
-  const items = vscode.l10n.t('{0} items', source.items);
+  const items = itemCount(source.items);
   return {
     label: sourceName(request, multiRoot),
     description: labels.get(source.format) ?? source.format,
     detail:
       source.problems > 0
-        ? vscode.l10n.t('{0} · {1} problems (first: {2})', items, source.problems, source.problem ?? '')
+        ? vscode.l10n.t('{0} · {1} (first: {2})', items, problemCount(source.problems), source.problem ?? '')
         : items,
     // What holds nothing to import is listed (the user may wonder where their file went) but not chosen.
     picked: source.items > 0,
@@ -86,18 +87,23 @@ function sourceItem(
   };
 }
 
+/** The sources to import, and each format's name for people ("Cursor rules") where it is known. */
+interface Picked {
+  requests: SourceRequest[];
+  labels: ReadonlyMap<string, string>;
+}
+
 /** Detects, then asks which sources to import; undefined when the user leaves or nothing is there. */
 async function pickSources(
   services: Services,
   folders: readonly vscode.WorkspaceFolder[],
-  labels: Map<string, string>,
-): Promise<SourceRequest[] | undefined> {
+): Promise<Picked | undefined> {
   const detected = await withProgress(vscode.l10n.t("Looking for other tools' memories"), (_report, signal) =>
     services.task<DetectedSources>('worker.detectSources', [folders.map((folder) => folder.uri.fsPath), {}], {
       signal,
     }),
   );
-  for (const format of detected.looksFor) labels.set(format.format, format.label);
+  const labels = new Map(detected.looksFor.map((format) => [format.format, format.label]));
   const multiRoot = folders.length > 1;
   const items = detected.folders.flatMap(({ root, sources }) =>
     sources.map((source) => sourceItem(root, source, labels, multiRoot)),
@@ -116,13 +122,11 @@ async function pickSources(
   }
   const picked = await vscode.window.showQuickPick(items, {
     title: vscode.l10n.t('Import From Other Tools'),
-    placeHolder: vscode.l10n.t(
-      'Pick what to import as memories and skills (imported again, it is updated, not duplicated)',
-    ),
+    placeHolder: vscode.l10n.t('Pick what to import as memories and skills'),
     canPickMany: true,
     matchOnDescription: true,
   });
-  return picked?.map((item) => item.request);
+  return picked && { requests: picked.map((item) => item.request), labels };
 }
 
 /** The sources named in the options, in the workspace folder each names (the first by default). */
@@ -168,11 +172,11 @@ export async function importFromTools(
     noFolder();
     return undefined;
   }
-  const labels = new Map<string, string>();
-  const requests = options.sources
-    ? namedSources(options.sources, folders)
-    : await pickSources(services, folders, labels);
-  if (!requests?.length) return undefined;
+  const picked = options.sources
+    ? { requests: namedSources(options.sources, folders), labels: new Map<string, string>() }
+    : await pickSources(services, folders);
+  if (!picked?.requests.length) return undefined;
+  const { requests, labels } = picked;
   const dryRun = options.dryRun === true;
   const multiRoot = folders.length > 1;
   // A repository's rules are everyone's: they go to the agent's memory, not the user's own.

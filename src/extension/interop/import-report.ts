@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 
 import type { ImportFromReport, ItemAction } from '../../core/interop';
 import type { SourceOutcome, SourceRequest, SourcesImport } from '../store/methods';
+import { errorCount, itemCount } from './counts';
 
 /**
  * What an import from other tools did, for people: the counts in one line
@@ -52,7 +53,7 @@ export function summaryText(result: SourcesImport, requested: number): string {
   const sentences = [
     vscode.l10n.t('Imported from {0} of {1} sources: {2}.', result.outcomes.length, requested, counts),
   ];
-  if (totals.errors > 0) sentences.push(vscode.l10n.t('{0} errors (see the details).', totals.errors));
+  if (totals.errors > 0) sentences.push(vscode.l10n.t('{0} (see the details).', errorCount(totals.errors)));
   if (result.cancelled) sentences.push(vscode.l10n.t('Cancelled: the other sources were not imported.'));
   return sentences.join(' ');
 }
@@ -118,7 +119,7 @@ function sourceSection(report: ImportFromReport, name: string, format: string): 
     );
   }
   if (report.unchanged > 0) {
-    lines.push(vscode.l10n.t('{0} more items are unchanged since the last import.', report.unchanged), '');
+    lines.push(vscode.l10n.t('{0} more unchanged since the last import.', itemCount(report.unchanged)), '');
   }
   return lines;
 }

@@ -24,13 +24,6 @@ import { readBoundedSync } from '../../core/bounded-read';
 import type { CategorizedType } from '../../core/collections/groups';
 import { type Found, searchEverything } from '../../core/collections/search-all';
 import { isMemoryError, MemoryError, type MemoryErrorCode } from '../../core/errors';
-import { lazy } from '../../core/lazy';
-// A type only: erased, so the catalogue is still required on first use (below), not when the worker starts.
-import type * as CatalogueModule from '../../core/operations/catalogue';
-import type { OperationResult, OperationScope } from '../../core/operations/types';
-import { assertOutsideStore } from '../../core/paths';
-import type { RestorePreview } from '../../core/snapshots/preview';
-
 import type * as InteropModule from '../../core/interop';
 import type {
   DetectedSource,
@@ -40,6 +33,12 @@ import type {
   ToolExportOptions,
   ToolExportReport,
 } from '../../core/interop';
+import { lazy } from '../../core/lazy';
+// A type only: erased, so the catalogue is still required on first use (below), not when the worker starts.
+import type * as CatalogueModule from '../../core/operations/catalogue';
+import type { OperationResult, OperationScope } from '../../core/operations/types';
+import { assertOutsideStore } from '../../core/paths';
+import type { RestorePreview } from '../../core/snapshots/preview';
 
 type Catalogue = typeof CatalogueModule;
 type Interop = typeof InteropModule;

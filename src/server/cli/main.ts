@@ -6,10 +6,12 @@ import { registerCallCommand } from './call-command';
 import { registerCitationCommands } from './citation-commands';
 import { INTERRUPTED_EXIT_CODE } from './context';
 import { registerEntityCommands } from './entity-commands';
+import { registerInteropCommands } from './interop-commands';
 import { registerMcpCommand } from './mcp-command';
 import { commanderOutput, guardOutput, printError } from './output';
 import { registerRagCommands } from './rag-commands';
 import { registerSearchCommands } from './search-commands';
+import { registerServeCommand } from './serve-command';
 import { registerStoreCommands } from './store-commands';
 import { registerTeamCommands } from './team-commands';
 import { registerTrustCommands } from './trust-commands';
@@ -30,6 +32,7 @@ export async function main(argv: string[]): Promise<number> {
     .exitOverride();
   program.configureOutput(commanderOutput);
   registerStoreCommands(program);
+  registerInteropCommands(program);
   registerEntityCommands(program);
   registerSearchCommands(program);
   registerRagCommands(program);
@@ -39,6 +42,7 @@ export async function main(argv: string[]): Promise<number> {
   registerTeamCommands(program);
   registerCallCommand(program);
   registerMcpCommand(program, PACKAGE_VERSION);
+  registerServeCommand(program, PACKAGE_VERSION);
   program.commands.forEach(function exitOverride(command: Command) {
     command.exitOverride();
     command.commands.forEach(exitOverride);

@@ -10,6 +10,14 @@ import { jsonErrorReason } from '../../core/text';
 import { registerCleanupCommand } from './cleanup-command';
 import { defaultDir, type GlobalOptions, readStdin, withMemory, withStoreOptions } from './context';
 import { readTextFile, writeTextFile } from './files';
+import {
+  type ExportToOptions,
+  exportToTool,
+  type ImportFromOptions,
+  importFromTool,
+  withExportToOptions,
+  withImportFromOptions,
+} from './interop-commands';
 import { counted, inline, noun, print, printJson } from './output';
 import { consented, describeRestore } from './restore-confirm';
 import { dirArgument } from './suggested-command';
@@ -40,6 +48,56 @@ const RESTORE = {
   flag: 'Give --yes to restore.',
   declined: 'not restored; nothing was changed',
 };
+
+/** Options that mean something only in `import --from` or `export --to` (given when not at their default). */
+const IMPORT_FROM_ONLY = {
+  dryRun: '--dry-run',
+  prune: '--no-prune',
+  user: '--user',
+  workspace: '--workspace',
+} as const;
+const EXPORT_TO_ONLY = {
+  dryRun: '--dry-run',
+  user: '--user',
+  workspace: '--workspace',
+  file: '--file',
+  category: '--category',
+  tag: '--tag',
+  type: '--type',
+  team: '--team',
+} as const;
+
+/** Flags whose options are set away from their defaults: a boolean that is true (false for `prune`), or any value. */
+function given(options: Record<string, unknown>, names: Readonly<Record<string, string>>): string[] {
+  return Object.entries(names)
+    .filter(([name]) =>
+      name === 'prune' ? options[name] === false : options[name] !== undefined && options[name] !== false,
+    )
+    .map(([, flag]) => flag);
+}
+
+/**
+ * Why the options given do not fit the mode (`--from`/`--to` or the store's
+ * own JSON), if they do not: bad usage, as commander reports it, never ignored.
+ */
+function misfit(
+  command: string,
+  mode: string,
+  inMode: boolean,
+  options: object,
+  modeOnly: Readonly<Record<string, string>>,
+  plainOnly: readonly string[],
+): string | undefined {
+  const record = options as Record<string, unknown>;
+  if (!inMode) {
+    const [flag] = given(record, modeOnly);
+    return flag ? `${flag} is for ${command} ${mode}` : undefined;
+  }
+  const plain = plainOnly.find((name) => record[name] !== undefined && record[name] !== false);
+  return plain
+    ? `--${plain.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is for ${command} without ${mode}`
+    : undefined;
+}
 
 export function registerStoreCommands(program: Command): void {
   withStoreOptions(program.command('init'))
@@ -108,10 +166,15 @@ export function registerStoreCommands(program: Command): void {
       }
     });
 
-  withStoreOptions(program.command('export'))
-    .description('write every live entity and access count as portable JSON')
+  withExportToOptions(withStoreOptions(program.command('export')))
+    .description(
+      'write every live entity and access count as portable JSON; with --to, memories and skills where another agent tool reads them',
+    )
     .option('--out <file>', 'write to a file instead of standard output')
-    .action(async (options: GlobalOptions & { out?: string }) => {
+    .action(async (options: ExportToOptions & { out?: string; to?: string }) => {
+      const wrong = misfit('export', '--to', options.to !== undefined, options, EXPORT_TO_ONLY, ['out']);
+      if (wrong) program.error(`error: ${wrong}`, { exitCode: 2 });
+      if (options.to !== undefined) return exportToTool(options);
       if (options.out) assertOutsideStore(options.dir, options.out);
       const data = await withMemory(options, (memory) => memory.export());
       // The export is JSON for a program (import) to read: exact, never escaped.
@@ -122,10 +185,17 @@ export function registerStoreCommands(program: Command): void {
       else print(`exported ${counted(count, 'entity', 'entities')} to ${options.out}`);
     });
 
-  withStoreOptions(program.command('import <file>'))
-    .description('import an export (use - for standard input); ids are kept')
+  withImportFromOptions(withStoreOptions(program.command('import [file]')))
+    .description(
+      'import an export (use - for standard input; ids are kept); with --from, what another agent tool remembers (a file or folder of its, or the whole workspace)',
+    )
     .option('--skip-existing', 'keep entities that already exist', false)
-    .action(async (file: string, options: GlobalOptions & { skipExisting: boolean }) => {
+    .action(async (file: string | undefined, options: ImportFromOptions & { skipExisting: boolean; from?: string }) => {
+      const wrong = misfit('import', '--from', options.from !== undefined, options, IMPORT_FROM_ONLY, ['skipExisting']);
+      if (wrong) program.error(`error: ${wrong}`, { exitCode: 2 });
+      if (options.from !== undefined) return importFromTool(file, options);
+      if (file === undefined)
+        program.error("error: missing argument 'file' (an export, or - for standard input)", { exitCode: 2 });
       const text = file === '-' ? await readStdin() : readTextFile(file);
       let data: unknown;
       try {

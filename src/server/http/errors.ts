@@ -33,6 +33,7 @@ const STATUS_OF_MEMORY_ERROR: Readonly<Record<MemoryErrorCode, number>> = {
   NOT_PENDING: 409,
   NOTHING_TO_REVERT: 409,
   REVIEW_CONFLICT: 409,
+  EXPORT_CONFLICT: 409,
   // Another process holds the store's write lock past the busy timeout: worth a retry.
   STORE_BUSY: 503,
   STORE_CLOSED: 503,
