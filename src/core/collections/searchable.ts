@@ -1,5 +1,6 @@
 import { chunkAt } from '../rag/state';
 import { collapseCopies } from '../search/copies';
+import { byHeading } from '../search/headings';
 import { findNearDuplicate } from '../search/dedup';
 import type { SearchOptions, SearchResult, SearchScope } from '../search/searcher';
 import type { VersionBody } from '../store/entity-store';
@@ -43,7 +44,7 @@ export abstract class SearchableCollection<T extends SearchableType> extends Col
     // `count` distinct texts are found, or there are no more, or COPIES_DEPTH results were read.
     for (let depth = count + Math.min(count, 10); ; depth = Math.max(Math.min(depth * 4, COPIES_DEPTH), depth)) {
       const found = await search(depth);
-      const once = collapseCopies(found);
+      const once = byHeading(collapseCopies(found), query);
       if (once.length >= count || found.length < depth || depth >= COPIES_DEPTH) return once.slice(0, count);
     }
   }
