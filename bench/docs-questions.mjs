@@ -13,6 +13,8 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { markdownFiles } from './measure.mjs';
+
 const require = createRequire(import.meta.url);
 const { Memory } = require('../dist/core.js');
 const HERE = path.dirname(new URL(import.meta.url).pathname);
@@ -39,15 +41,6 @@ const QUESTIONS = [
   ['arguments of a command', 'Command-arguments'],
 ];
 
-function collect(dir, out) {
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) collect(full, out);
-    else if (entry.isFile() && /\.(md|markdown)$/i.test(entry.name)) out.push(full);
-  }
-  return out;
-}
-
 if (!fs.existsSync(BUNDLE)) {
   console.error(`bench/docs-questions.mjs needs ${BUNDLE} (the shared datasets).`);
   process.exit(1);
@@ -56,7 +49,7 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-docs-q-'));
 const docs = path.join(work, 'workspace');
 execFileSync('git', ['clone', '--quiet', BUNDLE, path.join(docs, 'commander')]);
 fs.rmSync(path.join(docs, 'commander', '.git'), { recursive: true, force: true });
-const modules = collect(MODULES, []);
+const modules = markdownFiles(MODULES);
 for (let copy = 1; copy <= COPIES; copy++) {
   for (const file of modules) {
     // "node_modules" folders would be skipped by the loader: rename them in the copy.
@@ -88,7 +81,9 @@ try {
       `  ${String(row.rank || '-').padStart(2)}  ${row.question.padEnd(44)} ${row.distinct}/10 distinct; first: ${row.first}`,
     );
   }
-  console.log(`hit@1 ${hit(1).toFixed(2)}  hit@5 ${hit(5).toFixed(2)}  hit@10 ${hit(10).toFixed(2)}  MRR@10 ${mrr.toFixed(3)}`);
+  console.log(
+    `hit@1 ${hit(1).toFixed(2)}  hit@5 ${hit(5).toFixed(2)}  hit@10 ${hit(10).toFixed(2)}  MRR@10 ${mrr.toFixed(3)}`,
+  );
 } finally {
   await memory.close();
   // BENCH_KEEP=1 keeps the workspace and its store, to look into a ranking.

@@ -1,3 +1,6 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
 // Timing helpers shared by the benchmark scripts.
 
 /** The p-th percentile (0..100) of a list of numbers. */
@@ -15,4 +18,14 @@ export async function timeEach(count, fn) {
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
   return times;
+}
+
+/** Every Markdown file under `dir`, recursively (the READMEs of node_modules, say). */
+export function markdownFiles(dir, out = []) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) markdownFiles(full, out);
+    else if (entry.isFile() && /\.(md|markdown)$/i.test(entry.name)) out.push(full);
+  }
+  return out;
 }

@@ -7,22 +7,14 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { markdownFiles } from './measure.mjs';
 import { sqliteFloor } from './replay.mjs';
 
 const require = createRequire(import.meta.url);
 const { Memory } = require('../dist/core.js');
 const ROOT = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'node_modules');
 
-function collect(dir, out) {
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) collect(full, out);
-    else if (entry.isFile() && /\.(md|markdown)$/i.test(entry.name)) out.push(full);
-  }
-  return out;
-}
-
-const sources = collect(ROOT, []);
+const sources = markdownFiles(ROOT);
 // The project's own dependencies hold about 500 Markdown files; the targets
 // are stated for 2,000, so the tree is copied as often as it takes.
 const COPIES = Math.max(1, Math.ceil(Number(process.env.BENCH_RAG_FILES ?? 2000) / sources.length));
