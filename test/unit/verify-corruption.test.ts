@@ -212,7 +212,10 @@ describe('verify on a damaged store', function () {
   });
 
   it('refuses a store whose write version (header byte 18) is flipped as damaged, not as a read-only folder', async () => {
-    const error = await rejectsWith(Memory.open({ dir: copyOf((bytes) => (bytes[18] = bytes[18]! ^ 0xff)) }), 'STORE_CORRUPT');
+    const error = await rejectsWith(
+      Memory.open({ dir: copyOf((bytes) => (bytes[18] = bytes[18]! ^ 0xff)) }),
+      'STORE_CORRUPT',
+    );
     assert.match(error.message, /header of the store .* is damaged: the write version \(byte 18\) reads 253/);
     assert.match(error.message, /snapshot restore/);
   });
@@ -223,7 +226,10 @@ describe('verify on a damaged store', function () {
       [56, /text encoding \(byte 56\) reads 4278190081/],
       [80, /reserved byte 80 is not zero/],
     ] as const) {
-      const file = path.join(copyOf((bytes) => (bytes[at] = bytes[at]! ^ 0xff)), STORE_FILE);
+      const file = path.join(
+        copyOf((bytes) => (bytes[at] = bytes[at]! ^ 0xff)),
+        STORE_FILE,
+      );
       const before = fs.readFileSync(file);
       assert.throws(
         () => new Database(file),
@@ -439,6 +445,30 @@ describe('verify on a damaged store', function () {
           `OBJECT_HASH_MISMATCH ${'0'.repeat(64)}`,
           `ORPHAN_COMMIT ${root!.commit.hash}`,
         ].sort(),
+      );
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
+describe('a constraint the store did not make', () => {
+  it('fails the write as STORE_CORRUPT, with the repair, and changes nothing', async () => {
+    const { memory, dir, cleanup } = await openTemp();
+    try {
+      const [kept] = await memory.memories.save('a', undefined, { content: 'written before the damage' });
+      // As a damaged schema or another program would leave it: SQLite refuses every new commit.
+      const raw = new DatabaseSync(path.join(dir, STORE_FILE));
+      raw.exec("CREATE TRIGGER refuse BEFORE INSERT ON commits BEGIN SELECT RAISE(ABORT, 'refused'); END");
+      raw.close();
+      const error = await rejectsWith(
+        memory.memories.save('a', undefined, { content: 'written after the damage' }),
+        'STORE_CORRUPT',
+      );
+      assert.match(error.message, /refused a write its own layout allows \(.*refused\).*workspace-memory verify/);
+      assert.deepEqual(
+        (await memory.memories.list('a')).map((entity) => entity.id),
+        [kept.id],
       );
     } finally {
       await cleanup();

@@ -525,6 +525,16 @@ export function translateSqliteError(error: unknown, file?: string, spaceNeeded?
       { cause: error },
     );
   }
+  // 19 = SQLITE_CONSTRAINT: the store's own statements never break its constraints (every id is new or
+  // replaced on purpose, every NOT NULL column given), so one failing says the schema or the data is
+  // damaged (a byte flipped in a column's definition, a row written by another program).
+  if (code === 19) {
+    return new MemoryError(
+      'STORE_CORRUPT',
+      `${store} refused a write its own layout allows (${message}): its schema or data is damaged. Nothing was changed by the failed operation. Run \`workspace-memory verify\`, and restore a snapshot if it finds damage.`,
+      { cause: error },
+    );
+  }
   // A table the store needs is gone (dropped by hand, or a damaged schema): name it and the repair.
   const table = missingTableOf(error);
   if (table) return missingTableError(file ?? 'the store', table, error);
