@@ -186,6 +186,57 @@ describe('interop: importing', () => {
     }
   });
 
+  it('a memory folder a tool keeps outside the workspace is read there, named by its full path, and only there', async () => {
+    await open();
+    const home = tempDir('wm-claude-home-');
+    try {
+      // Claude Code's auto memory of two projects: the same file name in two folders.
+      const first = path.join(home, 'projects', 'one', 'memory');
+      const second = path.join(home, 'projects', 'two', 'memory');
+      for (const [folder, text] of [
+        [first, '# Notes\n\n## Build\n\nThe build uses esbuild.\n'],
+        [second, '# Notes\n\n## Build\n\nThe build uses webpack.\n'],
+      ] as const) {
+        fs.mkdirSync(folder, { recursive: true });
+        fs.writeFileSync(path.join(folder, 'MEMORY.md'), text);
+      }
+      const report = await run({ format: 'claude-memory', path: first });
+      assert.equal(report.created, 1);
+      assert.ok(
+        report.items.every((item) => item.source.startsWith(fs.realpathSync(first))),
+        JSON.stringify(report.items),
+      );
+      assert.equal((await run({ format: 'claude-memory', path: path.join(second, 'MEMORY.md') })).created, 1);
+      const memories = (await memory.memories.list('agent')).map((entity) => entity.content).sort();
+      assert.deepEqual(memories, [
+        '# Notes\n\n## Build\n\nThe build uses esbuild.',
+        '# Notes\n\n## Build\n\nThe build uses webpack.',
+      ]);
+      assert.deepEqual(counts(await run({ format: 'claude-memory', path: first })), {
+        created: 0,
+        updated: 0,
+        unchanged: 1,
+        skipped: 0,
+        removed: 0,
+      });
+      // Any other format's path must still be inside the workspace.
+      await rejectsWith(run({ format: 'claude', path: path.join(first, 'MEMORY.md') }), 'INVALID_INPUT');
+      // The VS Code memory tool's folder: every note in it, and nothing a link in it leads to elsewhere.
+      const notes = path.join(home, 'memory-tool');
+      fs.mkdirSync(notes);
+      fs.writeFileSync(path.join(notes, 'testing.md'), 'Tests run with mocha.\n');
+      fs.writeFileSync(path.join(home, 'private.md'), 'Not for import.\n');
+      fs.symlinkSync(path.join(home, 'private.md'), path.join(notes, 'linked.md'));
+      const tool = await run({ format: 'copilot-memory', path: notes });
+      assert.equal(tool.created, 1, JSON.stringify(tool));
+      const contents = (await memory.memories.list('agent')).map((entity) => entity.content);
+      assert.ok(contents.includes('Tests run with mocha.'));
+      assert.ok(!contents.some((content) => content.includes('Not for import')));
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('an unknown format is refused with the list of formats', async () => {
     await open();
     write('CLAUDE.md', RULES);

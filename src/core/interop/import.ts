@@ -1,6 +1,9 @@
+import * as path from 'node:path';
+
 import { assertId, assertOptionalId } from '../validation';
 import type { SourceCollector } from './collector';
 import { gather } from './gather';
+import { importRoot, nameByFolder } from './memory-folder';
 import { type ImportTarget, place, planItems, type PlannedItem } from './plan';
 import { findRemovals, type Removal, removalOutcome, removeImported } from './prune';
 import { assertFormat } from './registry';
@@ -11,7 +14,11 @@ import { writePlanned } from './write';
 export interface ImportFromOptions {
   /** One of IMPORT_FORMATS: which tool's files `path` holds. */
   format: string;
-  /** A file of that format, or a folder to look in ('' or '.' for the workspace folder), inside the workspace. */
+  /**
+   * A file of that format, or a folder to look in ('' or '.' for the workspace folder), inside the
+   * workspace; for the memory-folder formats (copilot-memory, claude-memory) also a folder or file the
+   * user chose outside it, read there and nowhere else.
+   */
   path: string;
   /** The workspace folder: nothing outside it is read, whatever a path or link says. */
   workspaceRoot: string;
@@ -47,9 +54,16 @@ export async function importFrom(target: ImportTarget, options: ImportFromOption
   const userId = assertOptionalId(options.userId, 'user id');
   if (userId !== undefined) scope.userId = userId;
   const dryRun = options.dryRun === true;
-  const ws = Workspace.open(options.workspaceRoot, options.signal);
-  const located = ws.locate(options.path ?? '');
+  const root = importRoot(
+    format,
+    Workspace.open(options.workspaceRoot, options.signal),
+    options.path ?? '',
+    options.signal,
+  );
+  const { ws } = root;
+  const located = ws.locate(root.path);
   const sources = await gather(ws, format, located, options.onProgress);
+  if (root.outside) nameByFolder(sources, root.outside);
   ws.checkAborted();
   const planned = await planItems(target, sources.items, scope, options.onProgress, () => ws.pause());
   const found = new Set(planned.map((plan) => plan.id));
@@ -59,7 +73,14 @@ export async function importFrom(target: ImportTarget, options: ImportFromOption
     await writePlanned(target, planned, format, options.onProgress);
     await removeImported(target, removals, format);
   }
-  return report(format, located.path, dryRun, sources, planned, removals);
+  return report(
+    format,
+    root.outside ? path.posix.join(root.outside, located.path) : located.path,
+    dryRun,
+    sources,
+    planned,
+    removals,
+  );
 }
 
 function report(

@@ -8,6 +8,7 @@ import { withProgress } from '../ui';
 import { itemCount, problemCount } from './counts';
 import { localFolders, noFolder } from './folders';
 import { importReport, sourceName, summaryText } from './import-report';
+import { chooseMemoryFolder, type MemoryFolderItem, memoryFolderItems } from './memory-folder';
 
 /**
  * "Import From Other Tools…": finds what other agent tools keep in the
@@ -108,25 +109,45 @@ async function pickSources(
   const items = detected.folders.flatMap(({ root, sources }) =>
     sources.map((source) => sourceItem(root, source, labels, multiRoot)),
   );
+  const root = folders[0]!.uri.fsPath;
   if (items.length === 0) {
-    void vscode.window.showInformationMessage(
+    const choose = vscode.l10n.t('Choose a Memory Folder…');
+    const answer = await vscode.window.showInformationMessage(
       vscode.l10n.t(
-        "No other tools' memories were found in this workspace. Workspace Memory looks for {0}.",
+        "No other tools' memories were found in this workspace. Workspace Memory looks for {0}. Claude Code's auto memory and the VS Code memory tool's notes live outside the workspace: choose their folder.",
         detected.looksFor
           .filter((format) => format.detectable)
           .map((format) => format.reads)
           .join('; '),
       ),
+      choose,
     );
-    return undefined;
+    const chosen = answer === choose ? await chooseMemoryFolder(root) : undefined;
+    return chosen && { requests: [chosen], labels };
   }
-  const picked = await vscode.window.showQuickPick(items, {
-    title: vscode.l10n.t('Import From Other Tools'),
-    placeHolder: vscode.l10n.t('Pick what to import as memories and skills'),
-    canPickMany: true,
-    matchOnDescription: true,
-  });
-  return picked && { requests: picked.map((item) => item.request), labels };
+  const outside: vscode.QuickPickItem = {
+    label: vscode.l10n.t('Outside the workspace'),
+    kind: vscode.QuickPickItemKind.Separator,
+  };
+  const picked = await vscode.window.showQuickPick<SourceItem | MemoryFolderItem | vscode.QuickPickItem>(
+    [...items, outside, ...memoryFolderItems()],
+    {
+      title: vscode.l10n.t('Import From Other Tools'),
+      placeHolder: vscode.l10n.t('Pick what to import as memories and skills'),
+      canPickMany: true,
+      matchOnDescription: true,
+    },
+  );
+  if (!picked) return undefined;
+  const requests: SourceRequest[] = [];
+  for (const item of picked) {
+    if ('request' in item) requests.push(item.request);
+    else if ('choose' in item) {
+      const chosen = await chooseMemoryFolder(root, item.choose);
+      if (chosen) requests.push(chosen);
+    }
+  }
+  return { requests, labels };
 }
 
 /** The sources named in the options, in the workspace folder each names (the first by default). */

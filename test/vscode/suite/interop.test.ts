@@ -2,6 +2,8 @@
 // the commands take their answers as arguments, so they run without prompts;
 // the picker itself is shown once, for its screenshot.
 import * as assert from 'node:assert/strict';
+import * as os from 'node:os';
+import * as path from 'node:path';
 
 import * as vscode from 'vscode';
 
@@ -107,6 +109,29 @@ describe('import from and export to other tools', () => {
       JSON.stringify(again),
     );
     assert.equal(imported.size, 3);
+  });
+
+  it('imports a memory folder kept outside the workspace (the VS Code memory tool’s notes), reading only it', async () => {
+    const notes = vscode.Uri.file(path.join(os.tmpdir(), `wm-memory-tool-${process.pid}-${Date.now()}`));
+    await vscode.workspace.fs.writeFile(
+      vscode.Uri.joinPath(notes, 'harbour.md'),
+      encode('The harbour office closes at noon.\n'),
+    );
+    try {
+      const result = await vscode.commands.executeCommand<SourcesImport | undefined>(COMMANDS.importFromTools, {
+        sources: [{ format: 'copilot-memory', path: notes.fsPath }],
+      });
+      const outcome = result?.outcomes[0];
+      assert.ok(outcome && 'report' in outcome, JSON.stringify(result));
+      assert.equal(outcome.report.created, 1);
+      const id = outcome.report.items[0]!.id!;
+      const { services } = await extensionApi();
+      const memory = await services.memory();
+      assert.equal((await memory.memories.get(id))?.content, 'The harbour office closes at noon.');
+      await memory.memories.delete(id);
+    } finally {
+      await vscode.workspace.fs.delete(notes, { recursive: true });
+    }
   });
 
   it('exports to AGENTS.md as a block after the text that was there, which a re-import does not duplicate', async () => {
