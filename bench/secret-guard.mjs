@@ -49,7 +49,15 @@ try {
     for (let i = 0; i < count; i++) {
       const job = work();
       const turn = {};
-      for (const [label, memory] of i % 2 ? [['off', off], ['on', on]] : [['on', on], ['off', off]]) {
+      for (const [label, memory] of i % 2
+        ? [
+            ['off', off],
+            ['on', on],
+          ]
+        : [
+            ['on', on],
+            ['off', off],
+          ]) {
         const started = performance.now();
         await job(memory);
         turn[label] = performance.now() - started;
@@ -107,7 +115,9 @@ try {
     }
   }
   console.log(`doc sync  full ingest of ${files} Markdown files (${chunks} chunks), median of ${RUNS}`);
-  console.log(`  guard off ${(median(ingest.off) / 1000).toFixed(2)} s   guard on ${(median(ingest.on) / 1000).toFixed(2)} s   on/off ${ratio(median(ingest.on), median(ingest.off))}`);
+  console.log(
+    `  guard off ${(median(ingest.off) / 1000).toFixed(2)} s   guard on ${(median(ingest.on) / 1000).toFixed(2)} s   on/off ${ratio(median(ingest.on), median(ingest.off))}`,
+  );
 } finally {
   fs.rmSync(work, { recursive: true, force: true });
 }

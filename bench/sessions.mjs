@@ -64,7 +64,10 @@ try {
     ),
   ];
   console.log(
-    `session search: ${SESSIONS.toLocaleString('en')} sessions × ${TURNS} turns (${(SESSIONS * TURNS).toLocaleString('en')} turns), saved in ${loadSeconds.toFixed(1)} s; ${QUERIES} questions; node ${process.version}, load ${os.loadavg().map((n) => n.toFixed(2)).join(' ')}`,
+    `session search: ${SESSIONS.toLocaleString('en')} sessions × ${TURNS} turns (${(SESSIONS * TURNS).toLocaleString('en')} turns), saved in ${loadSeconds.toFixed(1)} s; ${QUERIES} questions; node ${process.version}, load ${os
+      .loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}`,
   );
   for (const row of rows) {
     console.log(

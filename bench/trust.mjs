@@ -23,7 +23,8 @@ const BACKGROUND = Number(process.env.BENCH_BACKGROUND ?? 10000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CLIENT = { kind: 'mcp', name: 'bench-client', version: '1.0' };
 
-const words = 'deploy cache database port token release branch review docker helm queue worker index search memory'.split(' ');
+const words =
+  'deploy cache database port token release branch review docker helm queue worker index search memory'.split(' ');
 const sentence = (i) => Array.from({ length: 12 }, (_, k) => words[(i * 7 + k * 3) % words.length]).join(' ') + ` ${i}`;
 
 async function run() {
@@ -61,7 +62,9 @@ for (let i = 0; i < RUNS; i++) results.push(await run());
 const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const revert = median(results.map((r) => r.revertMs));
 const floor = median(results.map((r) => r.floorMs));
-console.log(`revert of ${WRITES} writes (${WRITES - Math.floor(WRITES / 2)} creates, ${Math.floor(WRITES / 2)} updates) in a store of ${BACKGROUND}:`);
+console.log(
+  `revert of ${WRITES} writes (${WRITES - Math.floor(WRITES / 2)} creates, ${Math.floor(WRITES / 2)} updates) in a store of ${BACKGROUND}:`,
+);
 console.log(`  revert        ${revert.toFixed(0)} ms   (median of ${RUNS}; target ≤ 2000 ms)`);
 console.log(`  floor         ${floor.toFixed(0)} ms   (deleteMany of ${WRITES}: the cheapest ${WRITES} commits)`);
 console.log(`  ratio         ${(revert / floor).toFixed(2)}×`);

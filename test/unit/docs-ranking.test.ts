@@ -17,7 +17,7 @@ describe('document search: the section a question names', () => {
   afterEach(async () => cleanup());
 
   const titles = async (query: string, limit = 3) =>
-    (await memory.knowledge.search('docs', query, limit)).map((r) => (r.entity).headingPath?.at(-1));
+    (await memory.knowledge.search('docs', query, limit)).map((r) => r.entity.headingPath?.at(-1));
 
   it('is not shut out by a rarer word of the question that it does not use', async () => {
     await memory.knowledge.save(

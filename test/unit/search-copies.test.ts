@@ -41,10 +41,7 @@ describe('identical text in several places', () => {
     const result = await memory.recall('agent', undefined, 'required option');
     assert.equal(result.items.length, 1);
     assert.equal(result.formatted.split('requiredOption()').length, 2);
-    assert.match(
-      result.formatted,
-      /from `vendor\/[ab]\/README\.md:12` · also in `vendor\/[ab]\/README\.md:12`/,
-    );
+    assert.match(result.formatted, /from `vendor\/[ab]\/README\.md:12` · also in `vendor\/[ab]\/README\.md:12`/);
   });
 
   it('is not merged when only similar: memories and chunks that differ by a word stay apart', async () => {

@@ -175,7 +175,8 @@ describe('query expansion', () => {
       for (const query of ['sign in', 'log in', 'logon', 'signin', 'sign-in', 'login']) {
         const terms = group(expander, query);
         for (const other of ['login', 'logon', 'signin', 'sign_in', 'log_in']) {
-          if (!tokenize(query).includes(other)) assert.ok(terms.includes(other), `${query}: ${other} in ${terms.join(', ')}`);
+          if (!tokenize(query).includes(other))
+            assert.ok(terms.includes(other), `${query}: ${other} in ${terms.join(', ')}`);
         }
       }
       includesAll(group(expander, 'sign out'), ['logout', 'logoff', 'signout', 'sign_out'], 'sign out');

@@ -1,7 +1,7 @@
 import { chunkAt } from '../rag/state';
 import { collapseCopies } from '../search/copies';
-import { byHeading } from '../search/headings';
 import { findNearDuplicate } from '../search/dedup';
+import { byHeading } from '../search/headings';
 import type { SearchOptions, SearchResult, SearchScope } from '../search/searcher';
 import type { VersionBody } from '../store/entity-store';
 import type { CommitInfo, EntityByType, InputByType, MemoryEntity, SearchableType } from '../types';

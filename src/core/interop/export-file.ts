@@ -45,7 +45,10 @@ export function readForRewrite(file: string, shown: string): string {
  */
 export function replaceFile(file: string, shown: string, original: string, next: string): void {
   if (readForRewrite(file, shown) !== original) {
-    throw new MemoryError('EXPORT_CONFLICT', `${shown} changed while the export ran: it was not written. Export again.`);
+    throw new MemoryError(
+      'EXPORT_CONFLICT',
+      `${shown} changed while the export ran: it was not written. Export again.`,
+    );
   }
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
