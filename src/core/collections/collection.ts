@@ -134,6 +134,11 @@ export class Collection<T extends EntityType> {
    * Saves every item in one transaction: all of them are stored or none.
    * Returns one result per item, in order; null where middleware cancelled it.
    */
+  /** Fields a new entity of this type gets from the time it is saved, unless its input gives them. */
+  protected defaultsAt(_time: string): Partial<VersionBody> {
+    return {};
+  }
+
   async saveMany(items: readonly SaveItem<T>[], mode: { single?: boolean } = {}): Promise<(Result<T> | null)[]> {
     if (!isArray(items)) throw new MemoryError('INVALID_INPUT', 'saveMany takes an array of items.');
     const time = this.ctx.store.timestamp();
@@ -148,6 +153,7 @@ export class Collection<T extends EntityType> {
         agentId,
         ...(userId === undefined ? {} : { userId }),
         ...ENTITY_DEFAULTS[this.type],
+        ...this.defaultsAt(time),
         ...input,
       } as VersionBody;
       // Secrets are dealt with once, after middleware (which could add one) and before embedding.

@@ -2,6 +2,7 @@ import { MemoryError } from '../errors';
 import { type QueryTime, timeInQuery, withoutTime } from '../sessions/time-query';
 import type { TurnIndex, TurnRow, TurnScope, TurnWeights } from '../sessions/turn-index';
 import { type SessionTurn, turnsOf } from '../sessions/turns';
+import type { VersionBody } from '../store/entity-store';
 import type { ConversationSummary, Page, PageOptions, SessionEntity } from '../types';
 import { assertId, assertLimit, assertOptionalId, assertPage, assertQuery, isoDateOrUndefined } from '../validation';
 import { Collection, type CollectionContext } from './collection';
@@ -43,6 +44,15 @@ export class SessionCollection extends Collection<'session'> {
     private readonly turns: TurnIndex,
   ) {
     super(ctx, type);
+  }
+
+  /**
+   * A session saved without a start time started when it was saved: its
+   * turns then have a time, which questions such as "what did we decide
+   * today" need (a message's own timestamp still comes first).
+   */
+  protected override defaultsAt(time: string): Partial<VersionBody> {
+    return { startedAt: time };
   }
 
   /**

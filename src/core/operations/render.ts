@@ -73,10 +73,14 @@ export function historyLine(entry: HistoryEntry): string {
 export function reasoningLine(reasoning: RecallReasoning | undefined): string {
   if (!reasoning) return '';
   const { strategy, steps, degraded } = reasoning;
-  const asked = [strategy.reasoning !== 'none' ? strategy.reasoning : undefined, strategy.rerank ? 'rerank' : undefined]
-    .filter(Boolean)
-    .join(' and ');
-  if (degraded) return `(Plain search answered; ${asked} was skipped: ${degraded.reason})`;
+  const parts = [
+    strategy.reasoning !== 'none' ? strategy.reasoning : undefined,
+    strategy.rerank ? 'rerank' : undefined,
+  ];
+  const named = parts.filter(Boolean);
+  const asked = named.join(' and ');
+  if (degraded)
+    return `(Plain search answered; ${asked} ${named.length > 1 ? 'were' : 'was'} skipped: ${degraded.reason})`;
   const searches = steps.reduce((sum, step) => sum + step.queries.length, 0);
   return `(Reasoning: ${asked}; ${counted(searches, 'search', 'searches')} run.)`;
 }

@@ -6,6 +6,7 @@ import { reasoningLine } from '../../core/operations/render';
 import { wantsReasoning } from '../../core/reasoning/settings';
 import { REASONING_MODES, type ReasoningMode } from '../../core/reasoning/types';
 import { recallCollections, recallText, STALENESS_MODES, type StalenessMode } from '../../core/recall/recall';
+import { placeOf } from '../../core/search/copies';
 import type { SearchResult } from '../../core/search/searcher';
 import { oneLine } from '../../core/text';
 import { assertEntityType } from '../../core/validation';
@@ -26,9 +27,11 @@ import { counted, entityLine, inline, print, printError, printJson } from './out
 const SEARCHABLE = ['memory', 'skill', 'knowledge', 'session'] as const;
 
 function resultLine(result: SearchResult): string {
-  // Copies of the same text elsewhere (a README in several folders) are one result, their places listed.
+  const { entity } = result;
+  // A chunk says where it is; copies of the same text elsewhere (a README in several folders) are one result, their places listed.
+  const place = entity.type === 'knowledge' && entity.source ? `\n       in ${inline(placeOf(entity))}` : '';
   const also = result.copies?.length ? `\n       also in ${result.copies.map(inline).join(', ')}` : '';
-  return `${result.score.toFixed(3)}  ${entityLine(result.entity)}${also}`;
+  return `${result.score.toFixed(3)}  ${entityLine(entity)}${place}${also}`;
 }
 
 /** A turn of a past conversation: its score, where it was said, by whom and when, and the words on one line. */
