@@ -122,6 +122,18 @@ describe('cli: import from and export to other tools', function () {
     );
   });
 
+  it('import --from prints the note on an item edited in the store whose source is unchanged', () => {
+    init();
+    const [first] = json<ImportFromReport>(['import', '--from', 'copilot', 'AGENTS.md']).items;
+    assert.equal(cli(['update', first!.id!, '--content', 'Use pnpm 9.']).code, 0);
+    const again = cli(['import', '--from', 'copilot', 'AGENTS.md']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(
+      again.stdout,
+      /^unchanged +AGENTS\.md:1 +Build: edited in this store since the last import; the source has not changed$/m,
+    );
+  });
+
   it('import --from names the file and line of each error, imports the rest, and exits 1', () => {
     init();
     write(
@@ -241,6 +253,20 @@ describe('cli: import from and export to other tools', function () {
     assert.match(read('packages/api/AGENTS.md'), /Named exports only\./);
     const badType = cli(['export', '--to', 'agents-md', '--type', 'knowledge']);
     assert.equal(badType.code, 2);
+  });
+
+  it('export --to refuses a selection that matches nothing, and a file not of the kind, writing nothing (exit 1)', () => {
+    init();
+    cli(['import', '--from', 'cursor']);
+    const none = cli(['export', '--to', 'agents-md', '--tag', 'nosuchtag']);
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, /No memories or skills of agent .* match tag nosuchtag.*\[NOT_FOUND\]$/m);
+    assert.equal(read('AGENTS.md'), AGENTS);
+    write('.git/config', '[core]\n');
+    const git = cli(['export', '--to', 'agents-md', '--file', '.git/config']);
+    assert.equal(git.code, 1);
+    assert.match(git.stderr, /an export never writes there.*\[INVALID_INPUT\]$/m);
+    assert.equal(read('.git/config'), '[core]\n');
   });
 
   it('export --to refuses a block edited by hand, says why, and leaves the file as it is', () => {

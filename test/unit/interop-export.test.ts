@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { exportToInstructions, exportToMcpGraph, importFrom } from '../../src/core/interop';
+import { importRefs } from '../../src/core/interop/claude-imports';
 import type { Memory } from '../../src/core/memory';
 import type { MemoryEntity, SkillEntity } from '../../src/core/types';
 import { openTemp, rejectsWith, tempDir } from './helpers';
@@ -129,6 +130,20 @@ describe('interop: exporting', () => {
     }
   });
 
+  it('a marker shown in a fenced code block is no marker; a duplicated block names its lines once', async () => {
+    const doc = `${HAND_WRITTEN}\n\`\`\`md\n<!-- workspace-memory:begin sha256=abc -->\n<!-- workspace-memory:end -->\n\`\`\`\n`;
+    fs.writeFileSync(file('AGENTS.md'), doc);
+    assert.equal((await toAgents()).action, 'created');
+    assert.ok(read('AGENTS.md').startsWith(doc));
+    assert.equal((await toAgents()).action, 'unchanged', 'the block written is found again after the fence');
+    const block = read('AGENTS.md').slice(doc.length + 1);
+    fs.writeFileSync(file('AGENTS.md'), `${block}\n${block}`);
+    const error = await rejectsWith(toAgents(), 'EXPORT_CONFLICT');
+    const second = block.split('\n').length + 1;
+    assert.match(error.message, new RegExp(`\\(begin markers on lines 1, ${second}\\): it was not written`));
+    assert.equal(error.message.split(String(second)).length, 2, 'the line once');
+  });
+
   it('the block imported back duplicates nothing; into a fresh store it brings the items whole, under their ids', async () => {
     fs.writeFileSync(file('AGENTS.md'), HAND_WRITTEN);
     await toAgents();
@@ -159,6 +174,29 @@ describe('interop: exporting', () => {
     }
   });
 
+  it('writes an @path as a code span, so Claude Code imports nothing, and the round trip gives the text back exactly', async () => {
+    const secret = 'Credentials live in @~/.aws/credentials, see @docs/aws.md.\nKeep `@scope/pkg` as it is.';
+    const [saved] = await memory.memories.save('agent', undefined, {
+      content: secret,
+      category: 'fact',
+      tags: ['aws'],
+    });
+    const select = { agentId: 'agent', tags: ['aws'] };
+    await exportToInstructions(memory, { target: 'claude-md', workspaceRoot: root, select });
+    const written = read('CLAUDE.md');
+    assert.match(written, /^- Credentials live in `@~\/\.aws\/credentials,` see `@docs\/aws\.md\.`$/m);
+    assert.match(written, /^ {2}Keep `@scope\/pkg` as it is\.$/m);
+    assert.deepEqual(importRefs(written), [], 'no @ import left for Claude Code');
+    const fresh = await openTemp();
+    extra.push(fresh.cleanup);
+    await importFrom(fresh.memory, { format: 'claude', path: 'CLAUDE.md', workspaceRoot: root, agentId: 'agent' });
+    assert.equal((await fresh.memory.memories.get(saved.id))?.content, secret);
+    assert.equal(
+      (await importFrom(memory, { format: 'claude', path: '', workspaceRoot: root, agentId: 'agent' })).unchanged,
+      1,
+    );
+  });
+
   it('does not write back into a file what was imported from it', async () => {
     fs.writeFileSync(file('CLAUDE.md'), '# Rules\nUse pnpm.\n');
     await importFrom(memory, { format: 'claude', path: 'CLAUDE.md', workspaceRoot: root, agentId: 'agent' });
@@ -179,6 +217,35 @@ describe('interop: exporting', () => {
     const decisions = await toAgents({ select: { agentId: 'agent', userId: 'ana', categories: ['fact'] } });
     assert.equal(decisions.ids.length, 2, "the workspace's fact and Ana's");
     await rejectsWith(toAgents({ select: { agentId: 'agent', categories: ['convention'] } }), 'INVALID_INPUT');
+  });
+
+  it('refuses a file of another kind, or one in .git or the store, and writes nothing', async () => {
+    fs.mkdirSync(file('.git'));
+    fs.writeFileSync(file('.git/config'), '[core]\n');
+    fs.writeFileSync(file('package.json'), '{}\n');
+    const refused = async (made: Promise<unknown>, message: RegExp) => {
+      const error = await rejectsWith(made, 'INVALID_INPUT');
+      assert.match(error.message, message);
+    };
+    await refused(toAgents({ file: '.git/config' }), /in \.git\/: an export never writes there/);
+    await refused(toAgents({ file: '.git/notes.md' }), /in \.git\//);
+    await refused(toAgents({ file: '.workspace-memory/AGENTS.md' }), /in \.workspace-memory\//);
+    await refused(toAgents({ file: 'package.json' }), /package\.json is not a Markdown file/);
+    await refused(exportToMcpGraph(memory, { workspaceRoot: root, file: 'notes.md', select }), /not a JSON Lines file/);
+    assert.equal(read('.git/config'), '[core]\n');
+    assert.equal(read('package.json'), '{}\n');
+    assert.deepEqual(fs.readdirSync(root).sort(), ['.git', 'package.json']);
+    assert.equal((await toAgents({ file: 'docs/rules.mdc' })).file, 'docs/rules.mdc');
+  });
+
+  it('refuses a selection that matches nothing, and leaves the block there as it was', async () => {
+    await toAgents();
+    const before = read('AGENTS.md');
+    const error = await rejectsWith(toAgents({ select: { agentId: 'agent', tags: ['nosuchtag'] } }), 'NOT_FOUND');
+    assert.match(error.message, /No memories or skills of agent agent match tag nosuchtag/);
+    await rejectsWith(exportToMcpGraph(memory, { workspaceRoot: root, select: { agentId: 'nobody' } }), 'NOT_FOUND');
+    assert.equal(read('AGENTS.md'), before);
+    assert.ok(!fs.existsSync(file('memory.jsonl')));
   });
 
   it('writes through a link inside the workspace and refuses one leading outside', async () => {

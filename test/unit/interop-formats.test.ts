@@ -128,6 +128,45 @@ describe('interop: each format', () => {
     assert.equal(report.created, 6);
   });
 
+  it('Claude Code: a CLAUDE.md reached through imports keeps its own scope; a file two importers share gets the broadest', async () => {
+    root = workspace({
+      'CLAUDE.md': '# Root\nRoot rule.\n',
+      'win/CLAUDE.md': '# Win\nSee @../docs/rules.md\n',
+      'docs/rules.md': '# Rules\nShared rule, see @../CLAUDE.md and @deep.md\n',
+      'docs/deep.md': '# Deep\nDeeper rule.\n',
+      'mac/CLAUDE.md': '# Mac\nSee @../docs/rules.md\n',
+    });
+    await run({ format: 'claude', path: 'win/CLAUDE.md' });
+    let found = await items();
+    assert.equal(found.get('# Root')?.appliesTo, undefined, 'the root CLAUDE.md is not re-scoped to win/**');
+    assert.deepEqual(found.get('# Rules')?.appliesTo, ['win/**']);
+    const report = await run({ format: 'claude', path: '' });
+    assert.equal(report.updated, 2, 'docs/rules.md and docs/deep.md widen; the root CLAUDE.md stays');
+    found = await items();
+    assert.equal(found.get('# Root')?.appliesTo, undefined);
+    assert.deepEqual(found.get('# Rules')?.appliesTo, ['mac/**', 'win/**']);
+    assert.deepEqual(found.get('# Deep')?.appliesTo, ['mac/**', 'win/**']);
+    fs.writeFileSync(path.join(root, 'CLAUDE.md'), '# Root\nRoot rule, see @docs/rules.md\n');
+    await run({ format: 'claude', path: '' });
+    found = await items();
+    assert.equal(found.get('# Rules')?.appliesTo, undefined, 'imported by the project-wide CLAUDE.md too');
+    assert.equal(found.get('# Deep')?.appliesTo, undefined);
+  });
+
+  it('Claude Code: an @path in a code span or a fenced block is no import', async () => {
+    root = workspace({
+      'CLAUDE.md':
+        '# Guide\n`@a.md` and ``x @b.md``\n\n```sh\ncat @c.md\n```\n\n~~~\n@d.md\n~~~\n\n- item\n  ```\n  @e.md\n  ```\n',
+      'a.md': '# A\n',
+      'b.md': '# B\n',
+      'c.md': '# C\n',
+      'd.md': '# D\n',
+      'e.md': '# E\n',
+    });
+    const report = await run({ format: 'claude', path: 'CLAUDE.md' });
+    assert.deepEqual(report.files, ['CLAUDE.md']);
+  });
+
   it('Claude Code: imports stop after five hops', async () => {
     const chain: Record<string, string> = { 'CLAUDE.md': 'Start @d1.md\n' };
     for (let i = 1; i <= 7; i++) chain[`d${i}.md`] = `Level ${i} @d${i + 1}.md\n`;

@@ -123,6 +123,67 @@ describe('interop: importing', () => {
     assert.match((await memory.skills.get(style.id))!.content, /except for pages/);
   });
 
+  it('a repeated heading whose first section is deleted: the text still in the file is never removed', async () => {
+    await open();
+    write('svc/CLAUDE.md', '## Notes\nNote A.\n\n## Notes\nNote B.\n');
+    const svc = (options: Partial<ImportFromOptions> = {}) => run({ path: 'svc/CLAUDE.md', ...options });
+    assert.equal((await svc()).created, 2);
+    const all = await memory.skills.list('agent');
+    const a = all.find((skill) => skill.content.includes('Note A'))!;
+    const b = all.find((skill) => skill.content.includes('Note B'))!;
+    await memory.skills.update(a.id, { content: '## Notes\nNote A, edited.' });
+    write('svc/CLAUDE.md', '## Notes\nNote B.\n');
+    const report = await svc();
+    assert.equal(report.removed, 0);
+    assert.ok(await memory.skills.get(b.id), 'Note B is still in the file: its item stays');
+    const kept = report.items.find((item) => item.id === b.id)!;
+    assert.doesNotMatch(kept.reason ?? '', /no longer in/);
+    assert.match(kept.reason ?? '', /still in svc\/CLAUDE.md:1/);
+    assert.match((await memory.skills.get(a.id))!.content, /edited/);
+  });
+
+  it('a repeated heading whose first section is deleted, nothing edited: the text moves, with no duplicate', async () => {
+    await open();
+    write('CLAUDE.md', '## Notes\nNote A.\n\n## Notes\nNote B.\n');
+    await run();
+    write('CLAUDE.md', '## Notes\nNote B.\n');
+    const report = await run();
+    assert.deepEqual(counts(report), { created: 0, updated: 1, unchanged: 0, skipped: 0, removed: 1 });
+    assert.match(report.items.find((item) => item.action === 'remove')?.reason ?? '', /moved to CLAUDE.md:1/);
+    assert.deepEqual(await skills(), ['## Notes\nNote B.']);
+  });
+
+  it('a section an import removed comes back when the source has it again', async () => {
+    await open();
+    write('CLAUDE.md', RULES);
+    await run();
+    const style = (await memory.skills.list('agent')).find((skill) => skill.content.includes('Named exports'))!;
+    write('CLAUDE.md', RULES.replace('## Style\nNamed exports only.\n', ''));
+    assert.equal((await run()).removed, 1);
+    write('CLAUDE.md', RULES);
+    assert.deepEqual(counts(await run()), { created: 1, updated: 0, unchanged: 2, skipped: 0, removed: 0 });
+    assert.ok(await memory.skills.get(style.id));
+  });
+
+  it("a file renamed or deleted: a folder import removes what it gave (unless edited), a file's import does not", async () => {
+    await open();
+    write('CLAUDE.md', RULES);
+    write('pkg/CLAUDE.md', '## One\nFirst.\n\n## Two\nSecond.\n');
+    assert.equal((await run({ path: '' })).created, 5);
+    const two = (await memory.skills.list('agent')).find((skill) => skill.content.includes('Second'))!;
+    await memory.skills.update(two.id, { content: '## Two\nSecond, edited.' });
+    fs.renameSync(path.join(root, 'pkg'), path.join(root, 'lib'));
+    assert.equal((await run()).removed, 0, 'importing one file looks at no other');
+    const report = await run({ path: '' });
+    assert.deepEqual(counts(report), { created: 2, updated: 0, unchanged: 3, skipped: 1, removed: 1 });
+    assert.match(
+      report.items.find((item) => item.action === 'remove')?.reason ?? '',
+      /pkg\/CLAUDE.md no longer exists/,
+    );
+    assert.ok(await memory.skills.get(two.id), 'an edited item is kept');
+    assert.equal((await run({ path: 'lib' })).removed, 0, 'a folder import looks only under its folder');
+  });
+
   it('an item deleted in the store is not brought back by a re-import', async () => {
     await open();
     write('CLAUDE.md', RULES);

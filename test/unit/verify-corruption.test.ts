@@ -459,13 +459,17 @@ describe('a constraint the store did not make', () => {
       const [kept] = await memory.memories.save('a', undefined, { content: 'written before the damage' });
       // As a damaged schema or another program would leave it: SQLite refuses every new commit.
       const raw = new DatabaseSync(path.join(dir, STORE_FILE));
-      raw.exec("CREATE TRIGGER refuse BEFORE INSERT ON commits BEGIN SELECT RAISE(ABORT, 'refused'); END");
+      raw.exec(`CREATE TABLE broken (x NOT NULL);
+        CREATE TRIGGER refuse BEFORE INSERT ON commits BEGIN INSERT INTO broken VALUES (NULL); END`);
       raw.close();
       const error = await rejectsWith(
         memory.memories.save('a', undefined, { content: 'written after the damage' }),
         'STORE_CORRUPT',
       );
-      assert.match(error.message, /refused a write its own layout allows \(.*refused\).*workspace-memory verify/);
+      assert.match(
+        error.message,
+        /refused a write its own layout allows \(NOT NULL constraint failed: broken\.x\).*workspace-memory verify/,
+      );
       assert.deepEqual(
         (await memory.memories.list('a')).map((entity) => entity.id),
         [kept.id],

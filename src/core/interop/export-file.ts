@@ -16,6 +16,37 @@ import { MAX_SOURCE_BYTES } from './workspace';
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** Folders an export never writes in: git's own files, and this store's. */
+const NOT_WRITTEN_IN = new Set(['.git', '.workspace-memory']);
+
+/** What files a target writes: Markdown for a block, JSON lines for a graph. */
+export const MARKDOWN_FILE = { pattern: /\.(md|mdc|markdown)$/i, kind: 'a Markdown file (.md, .mdc, .markdown)' };
+export const GRAPH_FILE = { pattern: /\.jsonl?$/i, kind: 'a JSON Lines file (.jsonl, .json)' };
+
+/**
+ * Refuses (INVALID_INPUT) a file an export must not write, by the name given
+ * and the file it leads to: one of another kind (a block of Markdown in
+ * package.json or .git/config would break it), or one in .git or the store.
+ */
+export function assertExportable(
+  names: readonly string[],
+  target: string,
+  accepted: { pattern: RegExp; kind: string },
+): void {
+  for (const name of names) {
+    const folder = name.split('/').find((part) => NOT_WRITTEN_IN.has(part));
+    if (folder !== undefined) {
+      throw new MemoryError('INVALID_INPUT', `${name} is in ${folder}/: an export never writes there.`);
+    }
+    if (!accepted.pattern.test(name)) {
+      throw new MemoryError(
+        'INVALID_INPUT',
+        `${name} is not ${accepted.kind}: ${target} writes only such a file, so that no other kind is damaged.`,
+      );
+    }
+  }
+}
+
 /** The file's text, '' when it does not exist yet. INVALID_INPUT for one that is too big or not UTF-8. */
 export function readForRewrite(file: string, shown: string): string {
   let read;

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 
 import { MemoryError } from '../errors';
-import { readForRewrite, replaceFile } from './export-file';
+import { assertExportable, GRAPH_FILE, readForRewrite, replaceFile } from './export-file';
 import { mcpMemory } from './formats-graph';
 import { entityLine, isStoreLine, readGraph } from './mcp-graph';
 import { type ExportSelection, type ExportSource, idsFromFile, selectEntries } from './select';
@@ -41,6 +41,7 @@ export async function exportToMcpGraph(source: ExportSource, options: GraphExpor
   const ws = Workspace.open(options?.workspaceRoot);
   const named = path.posix.normalize((options.file ?? DEFAULT_GRAPH_FILE).replace(/\\/g, '/'));
   const file = ws.writable(named);
+  assertExportable([named, file.relative], 'mcp-memory', GRAPH_FILE);
   const text = readForRewrite(file.absolute, file.relative);
   const graph = readGraph(text);
   if (graph.entities.length === 0 && graph.relations.length === 0 && graph.problems.length > 0) {

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 
 import { MemoryError } from '../errors';
-import { readForRewrite, replaceFile } from './export-file';
+import { assertExportable, MARKDOWN_FILE, readForRewrite, replaceFile } from './export-file';
 import type { FormatHandler } from './format-handler';
 import { claude } from './formats-claude';
 import { copilot } from './formats-copilot';
@@ -61,6 +61,7 @@ export async function exportToInstructions(
   const ws = Workspace.open(options.workspaceRoot);
   const named = path.posix.normalize((options.file ?? target.file).replace(/\\/g, '/'));
   const file = ws.writable(named);
+  assertExportable([named, file.relative], options.target, MARKDOWN_FILE);
   const text = readForRewrite(file.absolute, file.relative);
   const lines = text.split('\n');
   const found = findBlock(lines);

@@ -49,10 +49,7 @@ export const claude: FormatHandler = {
   },
   collect(ws, file, into) {
     if (MEMORY_FILES.has(baseName(file))) {
-      // .claude/CLAUDE.md is its project's, as CLAUDE.md beside .claude would be.
-      const folder = ownerOf(file, '.claude') ?? folderOf(file);
-      const mapping: SectionMapping = { type: 'skill', category: 'procedure', appliesTo: scopedGlobs(folder, []) };
-      collectWithImports(ws, realOf(ws, file), into, mapping, 0);
+      collectWithImports(ws, realOf(ws, file), into, memoryFileMapping(file), 0, importsOf(into));
       return;
     }
     const owner = ownerOf(file, '.claude');
@@ -72,16 +69,41 @@ export const claude: FormatHandler = {
   },
 };
 
-/** A CLAUDE.md, then each file it imports, mapped alike (an import is part of the file that imports it). */
+/** Who imports what among the files a collector read: kept across the files of one import (see widen). */
+const IMPORTS = new WeakMap<SourceCollector, Map<string, string[]>>();
+
+function importsOf(into: SourceCollector): Map<string, string[]> {
+  let imports = IMPORTS.get(into);
+  if (!imports) IMPORTS.set(into, (imports = new Map<string, string[]>()));
+  return imports;
+}
+
+/** A CLAUDE.md (or CLAUDE.local.md, .claude/CLAUDE.md) is for its folder; .claude/CLAUDE.md for the folder holding .claude. */
+function memoryFileMapping(file: string): SectionMapping {
+  const folder = ownerOf(file, '.claude') ?? folderOf(file);
+  return { type: 'skill', category: 'procedure', appliesTo: scopedGlobs(folder, []) };
+}
+
+/**
+ * A CLAUDE.md, then each file it imports, mapped alike (an import is part of
+ * the file that imports it), except another CLAUDE.md: Claude Code loads that
+ * one for its own folder anyway, so it keeps its own scope whoever imports
+ * it. A file two importers reach is read once and applies where either
+ * wants it: no scope if one is project-wide, else both (`imports` records
+ * who imports what, so what it imports is widened too).
+ */
 function collectWithImports(
   ws: Workspace,
   file: string,
   into: SourceCollector,
   mapping: SectionMapping,
   depth: number,
+  imports: Map<string, string[]>,
 ): void {
   const text = ws.readText(file);
   if (!collectMarkdown(into, file, text, () => mapping)) return;
+  const followed: string[] = [];
+  imports.set(file, followed);
   for (const ref of importRefs(text)) {
     const where = importPath(file, ref.target);
     const title = `@${ref.target}`;
@@ -98,17 +120,41 @@ function collectWithImports(
       }
       continue;
     }
-    if (into.files.includes(real)) continue; // Read already: a cycle, or a file two CLAUDE.md import.
+    const own = MEMORY_FILES.has(baseName(real));
+    if (!own) followed.push(real);
+    if (into.files.includes(real)) {
+      // Read already: a cycle, or a file two CLAUDE.md import.
+      if (!own) widen(into, real, mapping.appliesTo, imports, new Set());
+      continue;
+    }
     if (depth + 1 > MAX_IMPORT_DEPTH) {
       into.skip(file, title, `imports go at most ${MAX_IMPORT_DEPTH} levels deep`, ref.line);
       continue;
     }
     try {
-      collectWithImports(ws, real, into, mapping, depth + 1);
+      collectWithImports(ws, real, into, own ? memoryFileMapping(real) : mapping, depth + 1, imports);
     } catch (error) {
       into.problem(real, (error as Error).message);
     }
   }
+}
+
+/** Makes the items of `file` (and of what it imports) apply where `appliesTo` says too. */
+function widen(
+  into: SourceCollector,
+  file: string,
+  appliesTo: readonly string[] | undefined,
+  imports: ReadonlyMap<string, readonly string[]>,
+  seen: Set<string>,
+): void {
+  if (seen.has(file)) return;
+  seen.add(file);
+  for (const item of into.items) {
+    if (item.path !== file || item.storeId || !item.appliesTo?.length) continue;
+    if (!appliesTo?.length) delete item.appliesTo;
+    else item.appliesTo = [...new Set([...item.appliesTo, ...appliesTo])];
+  }
+  for (const next of imports.get(file) ?? []) widen(into, next, appliesTo, imports, seen);
 }
 
 export const claudeMemory: FormatHandler = {

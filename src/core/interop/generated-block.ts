@@ -21,6 +21,13 @@ import type { ImportedType } from './types';
  * category and tags: what lets an import recognise the items it wrote (no
  * duplicates) and a fresh store take them back whole. Item text is indented
  * under its `- `, so no line of it can pass for a marker.
+ *
+ * Claude Code reads `@path` in a CLAUDE.md (and in any file one imports:
+ * AGENTS.md, Copilot's instructions) as an import of that file, so a stored
+ * "Credentials live in @~/.aws/credentials" would load the credentials into
+ * the chat. Every target's block writes such a token in a code span, where
+ * no import is read; the item's comment then carries its content exactly,
+ * which is what an import takes back.
  */
 
 const BEGIN = /^<!-- workspace-memory:begin sha256=([0-9a-f]{64}) -->$/;
@@ -28,6 +35,8 @@ const BEGIN = /^<!-- workspace-memory:begin sha256=([0-9a-f]{64}) -->$/;
 const BEGIN_LIKE = /^<!-- workspace-memory:begin\b/;
 const END = /^<!-- workspace-memory:end -->$/;
 const ITEM = /^<!-- wm:item (\{.*\}) -->$/;
+/** A fenced code block's opening (or closing) line: its backticks or tildes. */
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 const BLOCK_END = '<!-- workspace-memory:end -->';
 const NOTE =
@@ -46,35 +55,48 @@ export type BlockFind =
 export function findBlock(lines: readonly string[]): BlockFind {
   const begins: number[] = [];
   const ends: number[] = [];
+  // A marker shown in a fenced code block (a doc about the block) is no marker. Fences are followed
+  // outside a block only: an item's text, indented under its `- `, may hold one left open.
+  let fence: string | undefined;
   lines.forEach((line, index) => {
     const text = bare(line);
-    if (BEGIN_LIKE.test(text)) begins.push(index);
+    if (fence !== undefined) {
+      if (closesFence(text, fence)) fence = undefined;
+    } else if (BEGIN_LIKE.test(text)) begins.push(index);
     else if (END.test(text)) ends.push(index);
+    else if (begins.length === ends.length) fence = FENCE.exec(text)?.[1];
   });
   if (begins.length === 0 && ends.length === 0) return { kind: 'none' };
   const [begin] = begins;
   const [end] = ends;
+  const numbers = (indexes: number[]) => indexes.map((at) => at + 1).join(', ');
   if (begins.length > 1) {
-    return broken(
-      begins[1]!,
-      `holds a second Workspace Memory block (begin markers on lines ${begins.map((b) => b + 1).join(', ')})`,
-    );
+    return broken(begins[1]!, `holds a second Workspace Memory block (begin markers on lines ${numbers(begins)})`);
   }
   if (ends.length > 1) {
-    return broken(
-      ends[1]!,
-      `has more than one Workspace Memory end marker (lines ${ends.map((e) => e + 1).join(', ')})`,
-    );
+    return broken(ends[1]!, `has more than one Workspace Memory end marker (lines ${numbers(ends)})`);
   }
-  if (begin === undefined) return broken(end!, 'has a Workspace Memory end marker without a begin marker');
-  if (end === undefined || end < begin) return broken(begin, 'has a Workspace Memory block that is not terminated');
+  if (begin === undefined)
+    return broken(end!, `has a Workspace Memory end marker without a begin marker (line ${end! + 1})`);
+  if (end === undefined || end < begin) {
+    return broken(begin, `has a Workspace Memory block that is not terminated (line ${begin + 1})`);
+  }
   const recorded = BEGIN.exec(bare(lines[begin]!))?.[1];
-  if (recorded === undefined) return broken(begin, 'has a Workspace Memory begin marker without its hash');
+  if (recorded === undefined) {
+    return broken(begin, `has a Workspace Memory begin marker without its hash (line ${begin + 1})`);
+  }
   return { kind: 'block', begin, end, edited: bodyHash(lines.slice(begin + 1, end)) !== recorded };
 }
 
+/** Whether `line` closes a fence opened by `opener`: the same character, at least as many, nothing after. */
+function closesFence(line: string, opener: string): boolean {
+  const close = FENCE.exec(line)?.[1];
+  return close !== undefined && close[0] === opener[0] && close.length >= opener.length && line.trim() === close;
+}
+
+/** Each message names its line(s) once: the caller adds none. */
 function broken(line: number, message: string): BlockFind {
-  return { kind: 'broken', line: line + 1, message: `${message} (line ${line + 1})` };
+  return { kind: 'broken', line: line + 1, message };
 }
 
 function bodyHash(body: readonly string[]): string {
@@ -127,7 +149,11 @@ export function blockItems(
       .join('\n')
       .trimEnd();
     try {
-      items.push({ ...entryOf(JSON.parse(marker[1]!) as unknown), content, line: index + 2, endLine: last + 1 });
+      const raw = JSON.parse(marker[1]!) as unknown;
+      // The exact content, when the text shown was changed (see inertImports).
+      const exact = (raw as { content?: unknown } | null)?.content;
+      const entry = { ...entryOf(raw), content: typeof exact === 'string' ? exact : content };
+      items.push({ ...entry, line: index + 2, endLine: last + 1 });
     } catch (error) {
       problems.push({
         line: index + 1,
@@ -193,15 +219,17 @@ export function renderBlock(entries: readonly BlockEntry[], title: string, eol: 
     const group = HEADINGS[entry.category] ?? entry.category;
     if (group !== heading) body.push('', `### ${group}`);
     heading = group;
-    body.push('', `<!-- wm:item ${markerJson(entry)} -->`, ...itemLines(entry.content));
+    const shown = inertImports(entry.content);
+    const exact = shown === entry.content ? undefined : entry.content;
+    body.push('', `<!-- wm:item ${markerJson(entry, exact)} -->`, ...itemLines(shown));
   }
   const lines = [`<!-- workspace-memory:begin sha256=${bodyHash(body)} -->`, ...body, BLOCK_END];
   return lines.join(eol) + eol;
 }
 
 /** The comment's JSON, with `<` and `>` escaped so that no value can close the comment. */
-function markerJson(entry: BlockEntry): string {
-  const meta: Omit<BlockEntry, 'content'> = {
+function markerJson(entry: BlockEntry, exact: string | undefined): string {
+  const meta: Omit<BlockEntry, 'content'> & { content?: string } = {
     id: entry.id,
     type: entry.type,
     category: entry.category,
@@ -209,6 +237,7 @@ function markerJson(entry: BlockEntry): string {
   };
   if (entry.appliesTo?.length) meta.appliesTo = entry.appliesTo;
   if (entry.status) meta.status = entry.status;
+  if (exact !== undefined) meta.content = exact;
   return JSON.stringify(meta).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
 }
 
@@ -220,4 +249,59 @@ function itemLines(content: string): string[] {
     .trimEnd()
     .split('\n');
   return [`- ${first}`, ...rest.map((line) => (line === '' ? '' : `  ${line}`))];
+}
+
+const AT_TOKEN = /(^|\s)(@[^\s`]+)/g;
+
+/**
+ * `content` with each `@token` outside code written as a code span, where
+ * Claude Code reads no import. Code spans are matched within a line (a span
+ * across lines is taken for text: its token gets backticks it did not need,
+ * never an import left live).
+ */
+export function inertImports(content: string): string {
+  let fence: string | undefined;
+  return content
+    .split('\n')
+    .map((line) => {
+      const opener = FENCE.exec(line)?.[1];
+      if (fence !== undefined) {
+        if (closesFence(line, fence)) fence = undefined;
+        return line;
+      }
+      if (opener) {
+        fence = opener;
+        return line;
+      }
+      return outsideCodeSpans(line, (text) => text.replace(AT_TOKEN, '$1`$2`'));
+    })
+    .join('\n');
+}
+
+/** `line` with `change` applied to what is not in a code span (a backtick run closed by one as long). */
+function outsideCodeSpans(line: string, change: (text: string) => string): string {
+  let out = '';
+  let at = 0;
+  let text = '';
+  const runs = /`+/g;
+  for (let match = runs.exec(line); match; match = runs.exec(line)) {
+    const closing = exactRun(line, match.index + match[0].length, match[0].length);
+    if (closing === -1) continue;
+    text += line.slice(at, match.index);
+    out += change(text) + line.slice(match.index, closing + match[0].length);
+    text = '';
+    at = closing + match[0].length;
+    runs.lastIndex = at;
+  }
+  return out + change(text + line.slice(at));
+}
+
+/** The first index from `from` where a backtick run of exactly `length` starts, or -1. */
+function exactRun(line: string, from: number, length: number): number {
+  const runs = /`+/g;
+  runs.lastIndex = from;
+  for (let match = runs.exec(line); match; match = runs.exec(line)) {
+    if (match[0].length === length) return match.index;
+  }
+  return -1;
 }

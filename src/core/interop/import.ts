@@ -5,7 +5,7 @@ import type { SourceCollector } from './collector';
 import { gather } from './gather';
 import { importRoot, nameByFolder } from './memory-folder';
 import { type ImportTarget, place, planItems, type PlannedItem } from './plan';
-import { findRemovals, type Removal, removalOutcome, removeImported } from './prune';
+import { findGoneFiles, findRemovals, type Removal, removalOutcome, removeImported } from './prune';
 import { assertFormat } from './registry';
 import type { ImportFromReport, ImportProgress, InteropScope, ItemOutcome } from './types';
 import { Workspace } from './workspace';
@@ -66,8 +66,13 @@ export async function importFrom(target: ImportTarget, options: ImportFromOption
   if (root.outside) nameByFolder(sources, root.outside);
   ws.checkAborted();
   const planned = await planItems(target, sources.items, scope, options.onProgress, () => ws.pause());
-  const found = new Set(planned.map((plan) => plan.id));
-  const removals = options.prune === false ? [] : await findRemovals(target, scope, sources.complete, found);
+  const removals = options.prune === false ? [] : await findRemovals(target, scope, sources.complete, planned);
+  // A folder read finds every file of the format in it: one imported before and not there now is gone.
+  if (options.prune !== false && located.kind === 'folder' && !root.outside) {
+    const read = new Set(sources.files);
+    const exists = (file: string) => ws.kindOf(file) !== undefined;
+    removals.push(...(await findGoneFiles(target, scope, format, located.path, read, exists)));
+  }
   ws.checkAborted();
   if (!dryRun) {
     await writePlanned(target, planned, format, options.onProgress);

@@ -18,7 +18,8 @@ import type { FoundItem, ImportProgress, InteropScope, ItemAction } from './type
  *   is the last import's (unchanged: the edit stays), or it changed too and
  *   neither may win silently (skip, the store's version kept);
  * - deleted, retired or waiting for review here: skip (a re-import does not
- *   bring back what someone removed);
+ *   bring back what someone removed); but one an import deleted (its section
+ *   was gone for a while, a branch switch) is created again;
  * - an item that carries a store id (a generated block, a graph this store
  *   wrote) never overwrites: it only brings back what a store lacks.
  */
@@ -100,7 +101,10 @@ async function planOne(target: ImportTarget, item: FoundItem, id: string, scope:
   }
   if (!existing) {
     const history = await target.history(id);
-    if (history.length > 0) return { ...plan, action: 'skip', reason: notLive(history[0]!) };
+    const head = history[0];
+    if (head && !(head.entity === null && head.commit.by.kind === 'import')) {
+      return { ...plan, action: 'skip', reason: notLive(head) };
+    }
     return { ...plan, action: 'create', write: { ...scopeOf(scope), input } };
   }
   if (same(existing)) return { ...plan, action: 'unchanged' };

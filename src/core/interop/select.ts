@@ -58,11 +58,14 @@ export async function selectEntries(
     for (const agent of agents) entities.push(...(await collection.list(agent)));
   }
   const tags = selection.tags?.length ? new Set(selection.tags) : undefined;
-  return entities
+  const selected = entities
     .filter((entity) => entity.userId === undefined || entity.userId === userId)
-    .filter((entity) => !exclude.has(entity.id))
     .filter((entity) => !selection.categories || selection.categories.includes(entity.category))
-    .filter((entity) => !tags || entity.tags.some((tag) => tags.has(tag)))
+    .filter((entity) => !tags || entity.tags.some((tag) => tags.has(tag)));
+  // Written anyway, an empty selection (a mistyped tag) would empty the block a file has.
+  if (selected.length === 0) throw nothingSelected(agentId, userId, types, selection);
+  return selected
+    .filter((entity) => !exclude.has(entity.id))
     .sort(
       (a, b) =>
         CATEGORY_ORDER.indexOf(a.category) - CATEGORY_ORDER.indexOf(b.category) ||
@@ -70,6 +73,22 @@ export async function selectEntries(
         (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
     )
     .map(entryOf);
+}
+
+function nothingSelected(
+  agentId: string,
+  userId: string | undefined,
+  types: readonly ImportedType[],
+  selection: ExportSelection,
+): MemoryError {
+  const what = types.length === 1 ? (types[0] === 'memory' ? 'memories' : 'skills') : 'memories or skills';
+  const filters = [
+    selection.categories?.length ? `category ${selection.categories.join(', ')}` : '',
+    selection.tags?.length ? `tag ${selection.tags.join(', ')}` : '',
+  ].filter(Boolean);
+  const whose = `agent ${agentId}${userId === undefined ? '' : ` (and user ${userId})`}${selection.team ? ' or the team' : ''}`;
+  const match = filters.length ? ` match ${filters.join(' and ')}` : '';
+  return new MemoryError('NOT_FOUND', `No ${what} of ${whose}${match}: nothing was exported, and no file was written.`);
 }
 
 function entryOf(entity: MemoryEntity | SkillEntity): BlockEntry {

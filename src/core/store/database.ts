@@ -525,10 +525,10 @@ export function translateSqliteError(error: unknown, file?: string, spaceNeeded?
       { cause: error },
     );
   }
-  // 19 = SQLITE_CONSTRAINT: the store's own statements never break its constraints (every id is new or
-  // replaced on purpose, every NOT NULL column given), so one failing says the schema or the data is
-  // damaged (a byte flipped in a column's definition, a row written by another program).
-  if (code === 19) {
+  // 1299 = SQLITE_CONSTRAINT_NOTNULL, 275 = SQLITE_CONSTRAINT_CHECK: the store's statements give every
+  // column its layout requires, so one failing says the schema is damaged (a byte flipped in a column's
+  // definition). Other constraint failures (a trigger's RAISE, a unique id) keep their own meaning.
+  if (errcode === 1299 || errcode === 275) {
     return new MemoryError(
       'STORE_CORRUPT',
       `${store} refused a write its own layout allows (${message}): its schema or data is damaged. Nothing was changed by the failed operation. Run \`workspace-memory verify\`, and restore a snapshot if it finds damage.`,

@@ -70,12 +70,25 @@ export function importProgressText({ phase, done, total }: ImportProgress): stri
   return `${PHASES[phase]}: ${done} of ${total}`;
 }
 
-const ACTION_WORDS = { create: 'created', update: 'updated', skip: 'skipped', remove: 'removed' } as const;
-const DRY_ACTION_WORDS = { create: 'would create', update: 'would update', skip: 'would skip', remove: 'would remove' };
+const ACTION_WORDS = {
+  create: 'created',
+  update: 'updated',
+  unchanged: 'unchanged',
+  skip: 'skipped',
+  remove: 'removed',
+} as const;
+const DRY_ACTION_WORDS = {
+  create: 'would create',
+  update: 'would update',
+  unchanged: 'would leave',
+  skip: 'would skip',
+  remove: 'would remove',
+};
 
 /**
  * One line per item created, updated, skipped or removed (the unchanged
- * ones only counted: a second import would list the whole source), each
+ * ones only counted, a second import would list the whole source, unless
+ * there is a note to read: a person's edit the import left as it is), each
  * error with its file and line, then the counts.
  */
 function importSummary(report: ImportFromReport): string {
@@ -83,7 +96,7 @@ function importSummary(report: ImportFromReport): string {
   const width = Math.max(...Object.values(words).map((word) => word.length));
   const lines: string[] = [];
   for (const item of report.items) {
-    if (item.action === 'unchanged' || item.action === 'error') continue;
+    if (item.action === 'error' || (item.action === 'unchanged' && !item.reason)) continue;
     const reason = item.reason && item.action !== 'create' ? `: ${item.reason}` : '';
     lines.push(`${words[item.action].padEnd(width)}  ${inline(item.source)}  ${inline(item.title)}${inline(reason)}`);
   }
