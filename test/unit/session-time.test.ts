@@ -133,16 +133,16 @@ describe('a session saved without times', () => {
       const [session] = await memory.sessions.save('a', undefined, {
         messages: [{ role: 'user', content: 'We decided to keep the cache in Redis.' }],
       });
-      assert.ok(session!.startedAt, 'the save time');
+      assert.ok(session.startedAt, 'the save time');
       const [hit] = await memory.sessions.search('a', undefined, 'what did we decide about the cache today', 5);
-      assert.equal(hit?.turn.time, session!.startedAt);
+      assert.equal(hit?.turn.time, session.startedAt);
       assert.equal(hit?.inQueryTime, true);
       // One given is kept.
       const [dated] = await memory.sessions.save('a', undefined, {
         startedAt: '2023-05-01T09:00:00Z',
         content: 'Old talk.',
       });
-      assert.equal(dated!.startedAt, '2023-05-01T09:00:00Z');
+      assert.equal(dated.startedAt, '2023-05-01T09:00:00Z');
     } finally {
       await cleanup();
     }
