@@ -74,6 +74,23 @@ describe('http serve command', function () {
     assert.equal((await serving.exited).code, 0);
   });
 
+  it('refuses a token file others can read without a stray line from the team folder sync it began', function () {
+    if (process.platform === 'win32') this.skip();
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'http-token');
+    fs.writeFileSync(file, `${'a'.repeat(43)}\n`, { mode: 0o600 });
+    // A team folder to sync, as in a repository that has one.
+    fs.mkdirSync(path.join(path.dirname(dir), '.memory'));
+    fs.chmodSync(file, 0o644);
+    for (let run = 0; run < 3; run++) {
+      const result = cli(['serve', '--dir', dir, '--port', '0']);
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /can be read or written by other users/);
+      // Before the fix: "workspace-memory serve: team folder: The store is closed."
+      assert.doesNotMatch(result.stderr, /team folder|store is closed/, result.stderr);
+    }
+  });
+
   it('says so when the port is taken, and refuses a port that is none', async () => {
     const taken = http.createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));

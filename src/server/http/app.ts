@@ -21,6 +21,12 @@ export interface AppOptions {
   port: number;
   /** True once the server has begun to shut down. */
   closing: () => boolean;
+  /**
+   * Aborted when a shutdown's grace period is over: the operations still
+   * running (waiting on a model, say) are cancelled with it, as they are when
+   * their client hangs up.
+   */
+  stopped?: AbortSignal;
   log: (line: string) => void;
   /** The model search and recall reason with when a client asks (see OperationContext.ai). */
   ai?: AiProvider;
@@ -50,7 +56,7 @@ export function createApp(options: AppOptions): HttpApp {
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.use(bearerGuard(options.token));
   app.get('/openapi.json', (c) => c.json((openApi ??= openApiDocument(operations, options.version))));
-  registerOperationRoutes(app, operations, context);
+  registerOperationRoutes(app, operations, context, options.stopped);
   app.all('/mcp', (c) => sessions.handle(c.req.raw));
   app.notFound((c) =>
     errorResponse('NOT_FOUND', `No route ${c.req.method} ${c.req.path}; GET /openapi.json lists them.`),

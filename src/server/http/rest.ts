@@ -38,12 +38,22 @@ interface RestResult {
  * Registers the routes of `operations`, one rule for all: POST
  * `/v1/<name>` with the arguments as a JSON object body (none for an
  * operation without arguments), GET with them in the query string for the
- * read-only ones, 405 for any other method.
+ * read-only ones, 405 for any other method. Each call runs with a signal
+ * (OperationContext.signal) that aborts when its client hangs up or when
+ * `stopped` does, so a model call nobody waits for anymore stops.
  */
-export function registerOperationRoutes(app: Hono, operations: readonly Operation[], context: OperationContext): void {
+export function registerOperationRoutes(
+  app: Hono,
+  operations: readonly Operation[],
+  context: Omit<OperationContext, 'signal'>,
+  stopped?: AbortSignal,
+): void {
   for (const operation of operations) {
     const route = routeOf(operation);
-    const run = (c: Context, args: unknown) => runAsHttpClient(c, operation, args, context);
+    const run = (c: Context, args: unknown) =>
+      withRequestSignal(c.req.raw.signal, stopped, (signal) =>
+        runAsHttpClient(c, operation, args, { ...context, signal }),
+      );
     app.post(route, async (c) => run(c, bodyArguments(await readJsonBody(c.req.raw))));
     if (hasGetAlias(operation)) {
       const types = fieldTypes(operation);
@@ -70,6 +80,34 @@ async function runAsHttpClient(
   const result = await withProvenance(writer, () => runOperation(context, operation.name, args, SURFACE));
   const body: RestResult = { text: result.text, data: result.data };
   return c.json(body);
+}
+
+/**
+ * Runs `work` with a signal that aborts with the request (its client hung
+ * up, or its connection was cut) or with the server (`stopped`). The
+ * server's signal lives as long as the server: the listener on it goes
+ * with the request.
+ */
+async function withRequestSignal<T>(
+  request: AbortSignal,
+  stopped: AbortSignal | undefined,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  if (!stopped) return work(request);
+  const controller = new AbortController();
+  const abort = (source: AbortSignal) => () => controller.abort(source.reason);
+  const onRequest = abort(request);
+  const onStopped = abort(stopped);
+  if (request.aborted) onRequest();
+  else if (stopped.aborted) onStopped();
+  request.addEventListener('abort', onRequest, { once: true });
+  stopped.addEventListener('abort', onStopped, { once: true });
+  try {
+    return await work(controller.signal);
+  } finally {
+    request.removeEventListener('abort', onRequest);
+    stopped.removeEventListener('abort', onStopped);
+  }
 }
 
 function bodyArguments(body: unknown): unknown {

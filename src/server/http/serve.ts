@@ -37,7 +37,8 @@ export interface ListeningInfo {
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 /**
- * Serves the store over HTTP (REST and MCP) until SIGINT or SIGTERM; then
+ * Serves the store over HTTP (REST and MCP) until SIGINT or SIGTERM (or
+ * until bin/workspace-memory.js, if it started this process, is gone); then
  * stops accepting, lets the requests in flight finish and closes the store.
  * Everything that can be refused (the scope, a remote address without
  * --allow-remote, a token file others can read) is refused before the port
@@ -72,26 +73,78 @@ export async function serveHttp(options: ServeHttpOptions): Promise<void> {
     options.onListening({ url: server.url, store: memory.dir, tokenFile: file, token, tokenCreated: created });
     const signal = await stopped.received;
     options.log(`${signal}: finishing the requests in flight, then closing the store`);
-    await server.close();
+    try {
+      await server.close();
+    } finally {
+      stopped.dispose();
+    }
   } finally {
     await close();
   }
 }
 
+/** How often a server started by bin/workspace-memory.js checks that the launcher is still there. */
+const LAUNCHER_CHECK_MS = 1000;
+
 /**
- * Resolves with the first stop signal. Its handlers stay only until then:
- * a second Ctrl-C during the shutdown gets Node's default, which ends the
- * process at once.
+ * A stop signal that comes again this soon after the first is taken for the
+ * same one delivered twice (systemd signals every process of the service,
+ * and bin/workspace-memory.js passes the signal on as well), not for a
+ * second request to stop at once.
+ */
+const REPEAT_MS = 1000;
+
+/**
+ * Resolves with the first stop signal: SIGINT or SIGTERM, or the launcher
+ * (bin/workspace-memory.js, which names itself in
+ * WORKSPACE_MEMORY_LAUNCHER_PID) being gone, killed outright with nothing
+ * passed on. Its handlers stay until the shutdown: a second Ctrl-C
+ * during it (the same signal again, later than REPEAT_MS) ends the process
+ * at once, as Node's default would.
  */
 function stopSignal(): { received: Promise<string>; dispose: () => void } {
   let dispose = () => {};
   const received = new Promise<string>((resolve) => {
-    const handler = (signal: string) => {
-      dispose();
-      resolve(signal);
+    let first: number | undefined;
+    const handler = (signal: NodeJS.Signals) => {
+      if (first === undefined) {
+        first = Date.now();
+        resolve(signal);
+      } else if (Date.now() - first > REPEAT_MS) {
+        dispose();
+        process.kill(process.pid, signal);
+      }
     };
-    dispose = () => STOP_SIGNALS.forEach((signal) => process.off(signal, handler));
+    const launcher = watchLauncher(() => {
+      if (first !== undefined) return;
+      first = Date.now();
+      resolve('launcher gone');
+    });
+    dispose = () => {
+      launcher?.dispose();
+      STOP_SIGNALS.forEach((signal) => process.off(signal, handler));
+    };
     STOP_SIGNALS.forEach((signal) => process.on(signal, handler));
   });
   return { received, dispose };
+}
+
+/**
+ * Under bin/workspace-memory.js (which runs the CLI as its child where the
+ * `node` on the PATH is too old), calls `gone` once the launcher has ended
+ * and this process was left to another parent: a launcher killed with
+ * SIGKILL cannot pass the signal on, and the server would otherwise go on
+ * serving with no one to stop it.
+ */
+function watchLauncher(gone: () => void): { dispose: () => void } | undefined {
+  const launcher = Number(process.env.WORKSPACE_MEMORY_LAUNCHER_PID);
+  if (!Number.isInteger(launcher) || launcher <= 0 || process.ppid !== launcher) return undefined;
+  const timer = setInterval(() => {
+    if (process.ppid === launcher) return;
+    clearInterval(timer);
+    gone();
+  }, LAUNCHER_CHECK_MS);
+  // It never keeps the process alive by itself.
+  timer.unref();
+  return { dispose: () => clearInterval(timer) };
 }

@@ -10,7 +10,7 @@ import { urlHostname } from './bind';
 /** How long a shutdown waits for requests in flight before it cuts their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-export interface HttpServerOptions extends Omit<AppOptions, 'port' | 'closing'> {
+export interface HttpServerOptions extends Omit<AppOptions, 'port' | 'closing' | 'stopped'> {
   /** 0 picks a free port. */
   port: number;
 }
@@ -21,8 +21,9 @@ export interface RunningServer {
   port: number;
   /**
    * Stops accepting connections, lets the requests in flight finish (up to
-   * SHUTDOWN_GRACE_MS), then ends the MCP sessions. The store is the
-   * caller's to close afterwards.
+   * SHUTDOWN_GRACE_MS: then their connections are cut and the operations
+   * still running are cancelled), then ends the MCP sessions. The store is
+   * the caller's to close afterwards.
    */
   close(): Promise<void>;
 }
@@ -33,7 +34,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   await listen(server, options.port, options.bind.host);
   const port = (server.address() as AddressInfo).port;
   let closing = false;
-  const app = createApp({ ...options, port, closing: () => closing });
+  const stopped = new AbortController();
+  const app = createApp({ ...options, port, closing: () => closing, stopped: stopped.signal });
   // Attached in the same turn as the listen callback, before any request can be read.
   const listener = getRequestListener(app.fetch);
   // The listener answers every failure itself (onError); its promise never rejects.
@@ -45,7 +47,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     close: () =>
       (closed ??= (async () => {
         closing = true;
-        await closeGracefully(server);
+        await closeGracefully(server, () =>
+          stopped.abort(new MemoryError('CANCELLED', 'The server stopped before the operation finished.')),
+        );
         await app.sessions.closeAll();
       })()),
   };
@@ -77,12 +81,16 @@ function reachableHost(host: string): string {
  * server.close() stops listening and closes the idle kept-alive connections;
  * a connection with a request in flight closes once its answer is sent
  * (drainGuard marks it `Connection: close`). A request that outlasts the
- * grace period has its connection cut, so a stuck client cannot hold the
- * shutdown forever.
+ * grace period has its connection cut and `expired` called (which cancels
+ * the operations still running), so neither a stuck client nor a model that
+ * never answers can hold the shutdown for longer.
  */
-function closeGracefully(server: http.Server): Promise<void> {
+function closeGracefully(server: http.Server, expired: () => void): Promise<void> {
   return new Promise((resolve) => {
-    const deadline = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    const deadline = setTimeout(() => {
+      server.closeAllConnections();
+      expired();
+    }, SHUTDOWN_GRACE_MS);
     server.close(() => {
       clearTimeout(deadline);
       resolve();

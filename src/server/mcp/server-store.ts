@@ -47,7 +47,8 @@ export async function openServerStore(options: ServerStoreOptions): Promise<Serv
   return {
     memory,
     close: async () => {
-      watch?.close();
+      // The sync started at open (or after a change) finishes first: the store is not closed under it.
+      await watch?.close();
       await memory.close();
     },
   };
@@ -57,11 +58,14 @@ export async function openServerStore(options: ServerStoreOptions): Promise<Serv
  * Syncs the team folder now and after every burst of changes to it; a sync
  * that fails is logged, and the server goes on with the store as it was.
  */
-function watchTeamFolder(team: Team, log: (line: string) => void): { close(): void } {
+function watchTeamFolder(team: Team, log: (line: string) => void): { close(): Promise<void> } {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running = Promise.resolve();
+  let closed = false;
   const sync = () => {
     running = running.then(async () => {
+      // Queued behind a sync that was running when the watch was closed: not started.
+      if (closed) return;
       try {
         const { problems } = await team.sync();
         if (problems.length)
@@ -82,9 +86,12 @@ function watchTeamFolder(team: Team, log: (line: string) => void): { close(): vo
     log(`team folder: not watched (${error instanceof Error ? error.message : String(error)}); synced at start only`);
   }
   return {
+    /** Stops watching and resolves once the sync in progress, if any, is over. */
     close: () => {
+      closed = true;
       clearTimeout(timer);
       watcher?.close();
+      return running;
     },
   };
 }
