@@ -1,9 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
+
+import { listening } from './http-fixture';
 
 /**
  * bin/workspace-memory.js is the command `npm link` puts on the PATH: it runs
@@ -27,17 +28,6 @@ function olderNode(): string | undefined {
       return candidate;
   }
   return undefined;
-}
-
-/** Whether something accepts connections at `url`. */
-function listening(url: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const outgoing = http.get(`${url}/health`, { agent: false }, (incoming) => {
-      incoming.resume();
-      resolve(true);
-    });
-    outgoing.on('error', () => resolve(false));
-  });
 }
 
 /** `promise`, or a failure naming `what` if it takes longer than `ms`. */

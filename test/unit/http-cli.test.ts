@@ -6,24 +6,13 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 
 import { tempDir } from './helpers';
-import { CLI, startServe } from './http-fixture';
+import { CLI, listening, startServe } from './http-fixture';
 
 const ROOT = path.join(__dirname, '..', '..');
 
 function cli(args: string[], env: NodeJS.ProcessEnv = process.env) {
   const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-/** Whether something accepts connections at `url`. */
-function listening(url: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const outgoing = http.get(`${url}/health`, { agent: false }, (incoming) => {
-      incoming.resume();
-      resolve(true);
-    });
-    outgoing.on('error', () => resolve(false));
-  });
 }
 
 describe('http serve command', function () {

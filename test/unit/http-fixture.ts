@@ -151,3 +151,14 @@ export function startServe(args: string[], env: NodeJS.ProcessEnv = process.env)
     void exited.then(({ code }) => reject(new Error(`serve exited with ${code} before listening: ${stderr}`)));
   });
 }
+
+/** Whether something accepts connections at `url`. */
+export function listening(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const outgoing = http.get(`${url}/health`, { agent: false }, (incoming) => {
+      incoming.resume();
+      resolve(true);
+    });
+    outgoing.on('error', () => resolve(false));
+  });
+}
